@@ -1,0 +1,110 @@
+//! The ONNX protobuf codec: the only place that sees the generated prost types.
+//!
+//! [`import`] decodes bytes into the IR (tensor payloads stay slices of the input
+//! buffer) and reports what it found odd; [`export`] encodes the IR back. A model that
+//! is imported and not edited exports to a model equal to the input.
+
+mod export;
+mod import;
+mod known_fields;
+mod proto;
+mod unknown;
+
+use bytes::Bytes;
+use prost::Message as _;
+
+use crate::diag::{Diagnostic, Severity};
+use crate::ir::{Model, Tensor};
+pub use crate::ir::UnknownField;
+
+/// A model and what the importer noticed about it.
+#[derive(Debug)]
+pub struct Imported {
+    pub model: Model,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum ImportError {
+    #[error("not a valid ONNX model: the protobuf does not decode ({0})")]
+    Decode(String),
+    #[error("not an ONNX model: the protobuf decodes but has no graph, no functions and no ir_version")]
+    NotAModel,
+}
+
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum ExportError {
+    #[error(
+        "export would drop {} field(s) this version of ONNX does not know (first: field {} of {}); pass allow_loss to export anyway",
+        .0.len(), .0[0].field, .0[0].message
+    )]
+    WouldLoseUnknownFields(Vec<UnknownField>),
+    #[error("cannot embed tensor {tensor:?}: {reason}")]
+    Embed { tensor: String, reason: String },
+}
+
+/// Decodes an ONNX model. Never panics; a buffer that is not a model is an error, and a
+/// model with odd content imports with diagnostics.
+pub fn import(bytes: Bytes) -> Result<Imported, ImportError> {
+    let proto = proto::ModelProto::decode(bytes.clone())
+        .map_err(|e| ImportError::Decode(e.to_string()))?;
+    if proto.graph.is_none() && proto.functions.is_empty() && proto.ir_version.is_none() {
+        return Err(ImportError::NotAModel);
+    }
+    let unknown = unknown::scan(&bytes);
+    let (mut model, mut diagnostics) = import::Importer::new().model(proto);
+    for u in &unknown {
+        diagnostics.push(Diagnostic::new(
+            Severity::Warning,
+            "import.unknown-field",
+            format!(
+                "{} has field {} (wire type {}), which ONNX 1.23 does not define; it cannot be written back",
+                u.message, u.field, u.wire_type
+            ),
+            String::new(),
+        ));
+    }
+    model.unknown_fields = unknown;
+    Ok(Imported { model, diagnostics })
+}
+
+/// How to export.
+#[derive(Clone, Debug, Default)]
+pub struct ExportOptions {
+    /// Export even though fields unknown to this ONNX version would be dropped.
+    pub allow_loss: bool,
+    /// Write external tensors' bytes into the model (from the attached data files).
+    pub embed_external: bool,
+}
+
+/// Encodes the model. Deterministic: the same IR gives the same bytes.
+pub fn export(model: &Model, options: &ExportOptions) -> Result<Vec<u8>, ExportError> {
+    if !model.unknown_fields.is_empty() && !options.allow_loss {
+        return Err(ExportError::WouldLoseUnknownFields(
+            model.unknown_fields.clone(),
+        ));
+    }
+    let failure = std::cell::RefCell::new(None);
+    let embed = |t: &Tensor| -> Option<Bytes> {
+        let ext = t.external_ref()?;
+        match crate::external::resolve(model, t, &ext) {
+            Ok(bytes) => Some(bytes),
+            Err(reason) => {
+                failure.borrow_mut().get_or_insert(ExportError::Embed {
+                    tensor: t.name.clone().unwrap_or_else(|| ext.location.clone()),
+                    reason,
+                });
+                None
+            }
+        }
+    };
+    let exporter = export::Exporter {
+        model,
+        embed: options.embed_external.then_some(&embed as &dyn Fn(&Tensor) -> Option<Bytes>),
+    };
+    let proto = exporter.model();
+    if let Some(e) = failure.into_inner() {
+        return Err(e);
+    }
+    Ok(proto.encode_to_vec())
+}

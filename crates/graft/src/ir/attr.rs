@@ -1,0 +1,196 @@
+//! Attributes: typed values, references to a function's attributes, and (for malformed
+//! input) a raw form that keeps every field as it came.
+
+use bytes::Bytes;
+
+use super::data::{SparseTensor, Tensor, Type};
+use super::ids::GraphId;
+
+/// `AttributeProto.AttributeType`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum AttrType {
+    Float,
+    Int,
+    String,
+    Tensor,
+    Graph,
+    SparseTensor,
+    TypeProto,
+    Floats,
+    Ints,
+    Strings,
+    Tensors,
+    Graphs,
+    SparseTensors,
+    TypeProtos,
+}
+
+impl AttrType {
+    pub fn from_proto(code: i32) -> Option<Self> {
+        use AttrType::*;
+        Some(match code {
+            1 => Float,
+            2 => Int,
+            3 => String,
+            4 => Tensor,
+            5 => Graph,
+            11 => SparseTensor,
+            13 => TypeProto,
+            6 => Floats,
+            7 => Ints,
+            8 => Strings,
+            9 => Tensors,
+            10 => Graphs,
+            12 => SparseTensors,
+            14 => TypeProtos,
+            _ => return None,
+        })
+    }
+
+    pub fn to_proto(self) -> i32 {
+        use AttrType::*;
+        match self {
+            Float => 1,
+            Int => 2,
+            String => 3,
+            Tensor => 4,
+            Graph => 5,
+            SparseTensor => 11,
+            TypeProto => 13,
+            Floats => 6,
+            Ints => 7,
+            Strings => 8,
+            Tensors => 9,
+            Graphs => 10,
+            SparseTensors => 12,
+            TypeProtos => 14,
+        }
+    }
+
+    /// The spelling ONNX text uses.
+    pub fn name(self) -> &'static str {
+        use AttrType::*;
+        match self {
+            Float => "float",
+            Int => "int",
+            String => "string",
+            Tensor => "tensor",
+            Graph => "graph",
+            SparseTensor => "sparse_tensor",
+            TypeProto => "type_proto",
+            Floats => "floats",
+            Ints => "ints",
+            Strings => "strings",
+            Tensors => "tensors",
+            Graphs => "graphs",
+            SparseTensors => "sparse_tensors",
+            TypeProtos => "type_protos",
+        }
+    }
+}
+
+/// A well-formed attribute value: the `type` field and exactly the one value field that
+/// type names.
+#[derive(Clone, Debug, PartialEq)]
+pub enum AttrValue {
+    Float(f32),
+    Int(i64),
+    String(Bytes),
+    Tensor(Tensor),
+    Graph(GraphId),
+    SparseTensor(SparseTensor),
+    TypeProto(Type),
+    Floats(Vec<f32>),
+    Ints(Vec<i64>),
+    Strings(Vec<Bytes>),
+    Tensors(Vec<Tensor>),
+    Graphs(Vec<GraphId>),
+    SparseTensors(Vec<SparseTensor>),
+    TypeProtos(Vec<Type>),
+}
+
+impl AttrValue {
+    pub fn attr_type(&self) -> AttrType {
+        match self {
+            AttrValue::Float(_) => AttrType::Float,
+            AttrValue::Int(_) => AttrType::Int,
+            AttrValue::String(_) => AttrType::String,
+            AttrValue::Tensor(_) => AttrType::Tensor,
+            AttrValue::Graph(_) => AttrType::Graph,
+            AttrValue::SparseTensor(_) => AttrType::SparseTensor,
+            AttrValue::TypeProto(_) => AttrType::TypeProto,
+            AttrValue::Floats(_) => AttrType::Floats,
+            AttrValue::Ints(_) => AttrType::Ints,
+            AttrValue::Strings(_) => AttrType::Strings,
+            AttrValue::Tensors(_) => AttrType::Tensors,
+            AttrValue::Graphs(_) => AttrType::Graphs,
+            AttrValue::SparseTensors(_) => AttrType::SparseTensors,
+            AttrValue::TypeProtos(_) => AttrType::TypeProtos,
+        }
+    }
+}
+
+/// Every field of an `AttributeProto` whose fields do not form one well-formed value
+/// (no `type`, an unknown type, a missing or extra value field). Kept so that export
+/// writes it back unchanged; the importer reports it.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct RawAttribute {
+    pub ref_attr_name: Option<String>,
+    pub r#type: Option<i32>,
+    pub f: Option<f32>,
+    pub i: Option<i64>,
+    pub s: Option<Bytes>,
+    pub t: Option<Tensor>,
+    pub g: Option<GraphId>,
+    pub sparse_tensor: Option<SparseTensor>,
+    pub tp: Option<Type>,
+    pub floats: Vec<f32>,
+    pub ints: Vec<i64>,
+    pub strings: Vec<Bytes>,
+    pub tensors: Vec<Tensor>,
+    pub graphs: Vec<GraphId>,
+    pub sparse_tensors: Vec<SparseTensor>,
+    pub type_protos: Vec<Type>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum AttrKind {
+    /// A value.
+    Value(AttrValue),
+    /// `ref_attr_name`: inside a function body, the value of the calling node's
+    /// attribute `name`, bound at the call site.
+    Ref { name: String, ty: AttrType },
+    /// Fields that do not form a value or a reference; see [`RawAttribute`].
+    Raw(Box<RawAttribute>),
+}
+
+/// An attribute of a node (or a declared attribute with default of a function).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Attribute {
+    pub name: Option<String>,
+    pub doc_string: Option<String>,
+    pub kind: AttrKind,
+}
+
+impl Attribute {
+    pub fn name(&self) -> &str {
+        self.name.as_deref().unwrap_or("")
+    }
+
+    pub fn value(&self) -> Option<&AttrValue> {
+        match &self.kind {
+            AttrKind::Value(v) => Some(v),
+            _ => None,
+        }
+    }
+
+    /// Graphs held by this attribute, in order.
+    pub fn graphs(&self) -> Vec<GraphId> {
+        match &self.kind {
+            AttrKind::Value(AttrValue::Graph(g)) => vec![*g],
+            AttrKind::Value(AttrValue::Graphs(gs)) => gs.clone(),
+            AttrKind::Raw(raw) => raw.g.iter().chain(raw.graphs.iter()).copied().collect(),
+            _ => Vec::new(),
+        }
+    }
+}

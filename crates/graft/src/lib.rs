@@ -1,0 +1,14 @@
+//! Graft's core: the ONNX IR, its lossless codec, and (in later modules) the text
+//! format, checker and passes. Pure Rust: no browser, no file system, no threads; the
+//! same code runs in the wasm app, the CLI and the tests.
+
+pub mod codec;
+pub mod diag;
+mod external;
+pub mod ir;
+pub mod summary;
+
+pub use codec::{export, import, ExportError, ExportOptions, ImportError, Imported};
+pub use diag::{Diagnostic, Severity};
+pub use ir::Model;
+pub use summary::Summary;
