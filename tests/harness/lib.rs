@@ -1,1 +1,2 @@
 //! Shared pieces of the native test harness.
+pub mod corpus;

@@ -85,13 +85,14 @@ fn known_fields(fds: &prost_types::FileDescriptorSet) -> Result<String, String> 
     for (name, message) in &messages {
         let mut fields: Vec<(i32, Option<usize>)> = Vec::new();
         for field in &message.field {
-            let nested = if field.r#type() == Type::Message {
-                Some(index_of(field.type_name()).ok_or_else(|| {
-                    format!("{name}: unknown message type {}", field.type_name())
-                })?)
-            } else {
-                None
-            };
+            let nested =
+                if field.r#type() == Type::Message {
+                    Some(index_of(field.type_name()).ok_or_else(|| {
+                        format!("{name}: unknown message type {}", field.type_name())
+                    })?)
+                } else {
+                    None
+                };
             fields.push((field.number(), nested));
         }
         fields.sort();

@@ -1,25 +1,40 @@
-//! `cargo xtask <command>`: the project's tooling. See README.md for the two set-up
-//! commands; the others are for development.
+//! `cargo xtask <command>`: the project's tooling. README.md documents the two set-up
+//! commands (`serve`, `test`); the others are for development.
 
 mod codegen;
+mod tools;
 
 use std::path::{Path, PathBuf};
-use std::process::ExitCode;
+use std::process::{Command, ExitCode};
+use std::time::Instant;
 
 const USAGE: &str = "usage: cargo xtask <command>
 
   serve [--port N]   install what is missing, build the app, serve it on 127.0.0.1
   test               everything CI checks
   corpus             generate the test models under target/corpus (cached)
-  bench              run the benchmarks and the peer measurements
-  codegen [--check]  regenerate (or check) code generated from onnx.proto
+  bench              run the benchmarks and measure the peers in the same run
+  codegen [--check]  regenerate (or check) the code generated from onnx.proto
 ";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let root = workspace_root();
+    let flag = |name: &str| args.iter().any(|a| a == name);
     let result = match args.first().map(String::as_str) {
-        Some("codegen") => codegen::run(&root, args.iter().any(|a| a == "--check")),
+        Some("codegen") => codegen::run(&root, flag("--check")),
+        Some("corpus") => corpus(&root).map(|_| ()),
+        Some("test") => test(&root),
+        Some("serve") => {
+            let port = args
+                .iter()
+                .position(|a| a == "--port")
+                .and_then(|i| args.get(i + 1))
+                .and_then(|p| p.parse().ok())
+                .unwrap_or(8080);
+            serve(&root, port)
+        }
+        Some("bench") => bench(&root),
         _ => {
             eprint!("{USAGE}");
             return ExitCode::from(2);
@@ -39,4 +54,173 @@ fn workspace_root() -> PathBuf {
         .parent()
         .map(Path::to_path_buf)
         .unwrap_or_else(|| PathBuf::from("."))
+}
+
+/// Runs a command, inheriting stdio; an unsuccessful exit is an error.
+pub(crate) fn run(cmd: &mut Command) -> Result<(), String> {
+    let shown = format!("{cmd:?}");
+    let status = cmd
+        .status()
+        .map_err(|e| format!("cannot run {shown}: {e}"))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(format!("{shown} failed ({status})"))
+    }
+}
+
+/// The stdout of a command, or `None` if it cannot run or fails.
+pub(crate) fn sh_output(program: &str, args: &[&str]) -> Option<String> {
+    let out = Command::new(program).args(args).output().ok()?;
+    out.status
+        .success()
+        .then(|| String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+/// Generates (or finds up to date) the test corpus; returns its directory.
+fn corpus(root: &Path) -> Result<PathBuf, String> {
+    let python = tools::venv(root)?;
+    let dir = root.join("target/corpus");
+    run(Command::new(python)
+        .arg(root.join("tests/interop/corpus.py"))
+        .arg(&dir))?;
+    Ok(dir)
+}
+
+fn trunk_build(root: &Path) -> Result<(), String> {
+    tools::web(root)?;
+    run(Command::new("trunk")
+        .args(["build", "--release", "--offline"])
+        .current_dir(root))
+}
+
+fn serve(root: &Path, port: u16) -> Result<(), String> {
+    trunk_build(root)?;
+    let dist = root.join("dist");
+    let (addr, handle) = graft_tests::serve::serve_dir(&dist, port)
+        .map_err(|e| format!("cannot serve {} on 127.0.0.1:{port}: {e}", dist.display()))?;
+    println!("Graft is served at http://{addr}/ (Ctrl+C stops it)");
+    handle
+        .join()
+        .map_err(|_| "the server thread stopped unexpectedly".to_string())
+}
+
+/// Everything CI checks, in the order that fails fastest.
+fn test(root: &Path) -> Result<(), String> {
+    let started = Instant::now();
+    let step = |name: &str| println!("\n== xtask test: {name} ({:.0?} so far)", started.elapsed());
+    let cargo = || {
+        let mut c = Command::new("cargo");
+        c.current_dir(root);
+        c
+    };
+
+    step("format");
+    run(cargo().args(["fmt", "--all", "--check"]))?;
+    step("generated code is current");
+    codegen::run(root, true)?;
+    step("clippy (native)");
+    run(cargo().args(["clippy", "--all-targets", "--", "-D", "warnings"]))?;
+    step("clippy (wasm32: core and app)");
+    tools::web(root)?;
+    run(cargo().args([
+        "clippy",
+        "--target",
+        "wasm32-unknown-unknown",
+        "-p",
+        "graft",
+        "-p",
+        "graft-web",
+        "--",
+        "-D",
+        "warnings",
+    ]))?;
+    step("the core depends on no web crate");
+    let tree = sh_output(
+        "cargo",
+        &[
+            "tree", "-p", "graft", "--edges", "normal", "--prefix", "none",
+        ],
+    )
+    .ok_or("cargo tree -p graft failed")?;
+    for web in ["wasm-bindgen", "web-sys", "js-sys", "leptos"] {
+        if tree.lines().any(|l| l.starts_with(&format!("{web} "))) {
+            return Err(format!(
+                "crates/graft depends on {web}: the core must stay pure"
+            ));
+        }
+    }
+    step("corpus");
+    let corpus_dir = corpus(root)?;
+    let python = tools::venv(root)?;
+    step("trunk build");
+    trunk_build(root)?;
+    tools::chromium()?;
+    step("cargo test (unit, conformance, browser)");
+    run(cargo()
+        .args(["test", "--all-targets"])
+        .env("GRAFT_REQUIRE_CORPUS", "1")
+        .env("GRAFT_BROWSER", "1")
+        .env("GRAFT_CORPUS", &corpus_dir)
+        .env("GRAFT_PYTHON", &python))?;
+    step("doc tests");
+    run(cargo().args(["test", "--doc", "-p", "graft"]))?;
+    step("interop: round trip compared by onnx ==");
+    run(Command::new(&python)
+        .arg(root.join("tests/interop/check_roundtrip.py"))
+        .arg(&corpus_dir)
+        .arg(root.join("target/interop/roundtrip"))
+        .arg("--allow")
+        .arg(root.join("tests/interop/roundtrip_allowlist.txt")))?;
+    println!(
+        "\nxtask test: everything passed in {:.0?}",
+        started.elapsed()
+    );
+    Ok(())
+}
+
+/// Criterion benchmarks of the core, and the peers measured in the same run.
+fn bench(root: &Path) -> Result<(), String> {
+    let corpus_dir = corpus(root)?;
+    let python = tools::venv(root)?;
+    let generated = corpus_dir.join("generated");
+    let files: Vec<PathBuf> = ["large_10k.onnx", "large_50k.onnx"]
+        .iter()
+        .map(|f| generated.join(f))
+        .collect();
+    println!("== peer: Python onnx (load, save, checker) and peak memory");
+    let peer_json = root.join("target/bench/peer.json");
+    std::fs::create_dir_all(root.join("target/bench")).map_err(|e| e.to_string())?;
+    run(Command::new(&python)
+        .arg(root.join("tests/interop/peer_bench.py"))
+        .args(&files)
+        .arg("--json")
+        .arg(&peer_json))?;
+    println!(
+        "{}",
+        std::fs::read_to_string(&peer_json).unwrap_or_default()
+    );
+    println!("== graft: peak memory of `graft info` (import only)");
+    run(Command::new("cargo")
+        .args(["build", "--release", "-p", "graft-cli"])
+        .current_dir(root))?;
+    for file in &files {
+        let out = Command::new(root.join("target/release/graft"))
+            .arg("info")
+            .arg(file)
+            .env("GRAFT_REPORT_PEAK_MEMORY", "1")
+            .output()
+            .map_err(|e| e.to_string())?;
+        let size = std::fs::metadata(file).map(|m| m.len()).unwrap_or(0);
+        println!(
+            "{}: file {size} bytes; {}",
+            file.display(),
+            String::from_utf8_lossy(&out.stderr).trim()
+        );
+    }
+    println!("== graft: criterion");
+    run(Command::new("cargo")
+        .args(["bench", "-p", "graft", "--bench", "codec"])
+        .env("GRAFT_CORPUS", &corpus_dir)
+        .current_dir(root))
 }

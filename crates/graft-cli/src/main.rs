@@ -1,1 +1,208 @@
-fn main() {}
+//! `graft`: the command-line face of the core. Thin: parse arguments, read files,
+//! call the core, write results. Exit codes: 0 success, 1 the command ran and found
+//! problems, 2 the input could not be read or used.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use bytes::Bytes;
+use clap::{Parser, Subcommand};
+use graft::{ExportOptions, Imported, Severity, Summary};
+
+#[derive(Parser)]
+#[command(name = "graft", version, about = "Inspect and edit ONNX models")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Summarize a model: IR version, opsets, counts, inputs/outputs, diagnostics.
+    Info {
+        model: PathBuf,
+        /// Print the summary as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Re-encode a model (lossless), optionally embedding external data.
+    Convert {
+        input: PathBuf,
+        #[arg(short, long)]
+        output: PathBuf,
+        /// Write external tensors' bytes into the model instead of keeping references.
+        #[arg(long)]
+        embed_external: bool,
+        /// Write the model even if fields unknown to this ONNX version must be dropped.
+        #[arg(long)]
+        allow_loss: bool,
+    },
+}
+
+/// A failure to report on one line, with its exit code.
+struct Failure(String);
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Info { model, json } => info(&model, json),
+        Command::Convert {
+            input,
+            output,
+            embed_external,
+            allow_loss,
+        } => convert(&input, &output, embed_external, allow_loss),
+    };
+    if std::env::var_os("GRAFT_REPORT_PEAK_MEMORY").is_some() {
+        report_peak_memory();
+    }
+    match result {
+        Ok(code) => code,
+        Err(Failure(message)) => {
+            eprintln!("graft: {message}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// Reads and imports a model, attaching the external-data files it names that exist
+/// beside it.
+fn open(path: &Path) -> Result<Imported, Failure> {
+    let bytes =
+        std::fs::read(path).map_err(|e| Failure(format!("cannot read {}: {e}", path.display())))?;
+    let mut imported = graft::import(Bytes::from(bytes))
+        .map_err(|e| Failure(format!("{}: {e}", path.display())))?;
+    let dir = path.parent().unwrap_or(Path::new("."));
+    for location in imported.model.external_locations() {
+        let file = dir.join(&location);
+        // A missing data file is not an error: references are kept and reported.
+        if let Ok(data) = std::fs::read(&file) {
+            imported.model.attach_external(location, Bytes::from(data));
+        }
+    }
+    Ok(imported)
+}
+
+fn info(path: &Path, json: bool) -> Result<ExitCode, Failure> {
+    let imported = open(path)?;
+    let summary = Summary::of(&imported.model, &imported.diagnostics);
+    if json {
+        let text = serde_json::to_string_pretty(&summary)
+            .map_err(|e| Failure(format!("cannot write JSON: {e}")))?;
+        println!("{text}");
+    } else {
+        print!("{}", render(&summary));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn render(s: &Summary) -> String {
+    use std::fmt::Write as _;
+    let mut out = String::new();
+    let opt = |v: Option<i64>| v.map_or_else(|| "-".to_string(), |v| v.to_string());
+    let _ = writeln!(out, "ir_version        {}", opt(s.ir_version));
+    let opsets: Vec<String> = s
+        .opset_import
+        .iter()
+        .map(|o| {
+            let domain = if o.domain.is_empty() {
+                "ai.onnx"
+            } else {
+                &o.domain
+            };
+            format!("{domain} {}", opt(o.version))
+        })
+        .collect();
+    let _ = writeln!(out, "opset_import      {}", opsets.join(", "));
+    let _ = writeln!(
+        out,
+        "producer          {} {}",
+        s.producer_name, s.producer_version
+    );
+    if !s.doc_string.is_empty() {
+        let _ = writeln!(out, "doc_string        {}", s.doc_string);
+    }
+    for (k, v) in &s.metadata {
+        let _ = writeln!(out, "metadata          {k} = {v}");
+    }
+    for i in &s.inputs {
+        let _ = writeln!(out, "input             {}: {}", i.name, i.r#type);
+    }
+    for o in &s.outputs {
+        let _ = writeln!(out, "output            {}: {}", o.name, o.r#type);
+    }
+    let _ = writeln!(
+        out,
+        "nodes             {} ({} in the main graph)",
+        s.nodes_total, s.nodes_main
+    );
+    let _ = writeln!(
+        out,
+        "functions         {} ({} overloads)",
+        s.functions, s.overloads
+    );
+    let _ = writeln!(
+        out,
+        "initializers      {} ({} bytes)",
+        s.initializers, s.initializer_bytes
+    );
+    let _ = writeln!(
+        out,
+        "external tensors  {} ({} bytes)",
+        s.external_tensors, s.external_bytes
+    );
+    for (location, supplied) in &s.external_files {
+        let state = if *supplied { "found" } else { "missing" };
+        let _ = writeln!(out, "external file     {location} ({state})");
+    }
+    let _ = writeln!(out, "subgraph depth    {}", s.max_subgraph_depth);
+    for d in &s.diagnostics {
+        let _ = writeln!(out, "{d}");
+    }
+    out
+}
+
+fn convert(
+    input: &Path,
+    output: &Path,
+    embed_external: bool,
+    allow_loss: bool,
+) -> Result<ExitCode, Failure> {
+    let imported = open(input)?;
+    for d in imported
+        .diagnostics
+        .iter()
+        .filter(|d| d.severity >= Severity::Warning)
+    {
+        eprintln!("{d}");
+    }
+    let options = ExportOptions {
+        allow_loss,
+        embed_external,
+    };
+    let bytes = graft::export(&imported.model, &options)
+        .map_err(|e| Failure(format!("{}: {e}", input.display())))?;
+    std::fs::write(output, bytes)
+        .map_err(|e| Failure(format!("cannot write {}: {e}", output.display())))?;
+    if !embed_external {
+        // References are kept as written: make sure they still resolve from the output.
+        let out_dir = output.parent().unwrap_or(Path::new("."));
+        for location in imported.model.external_locations() {
+            if !out_dir.join(&location).exists() {
+                eprintln!(
+                    "graft: note: {} refers to external data {location:?}, which is not beside it; copy it or use --embed-external",
+                    output.display()
+                );
+            }
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// For `cargo xtask bench`: the process's peak resident memory (Linux only).
+fn report_peak_memory() {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    if let Some(line) = status.lines().find(|l| l.starts_with("VmHWM:")) {
+        eprintln!("peak memory {}", line.trim_start_matches("VmHWM:").trim());
+    }
+}

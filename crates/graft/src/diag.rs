@@ -3,7 +3,7 @@
 
 use serde::Serialize;
 
-use crate::ir::{FunctionId, GraphId, Model, NodeId, GraphOwner};
+use crate::ir::{FunctionId, GraphId, GraphOwner, Model, NodeId};
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -120,7 +120,10 @@ fn graph_path(model: &Model, graph: GraphId) -> Vec<String> {
                 break;
             }
             GraphOwner::Training(i) => {
-                parts.push(format!("training_info[{i}] graph {:?}", g.name.as_deref().unwrap_or("")));
+                parts.push(format!(
+                    "training_info[{i}] graph {:?}",
+                    g.name.as_deref().unwrap_or("")
+                ));
                 break;
             }
         }

@@ -8,7 +8,7 @@ mod external;
 pub mod ir;
 pub mod summary;
 
-pub use codec::{export, import, ExportError, ExportOptions, ImportError, Imported};
+pub use codec::{ExportError, ExportOptions, ImportError, Imported, export, import};
 pub use diag::{Diagnostic, Severity};
 pub use ir::Model;
 pub use summary::Summary;

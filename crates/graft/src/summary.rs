@@ -60,7 +60,10 @@ impl Summary {
                         .value
                         .map(|v| model.value(v).name.clone())
                         .unwrap_or_default(),
-                    r#type: vi.ty.as_ref().map_or_else(|| "?".to_string(), |t| t.to_string()),
+                    r#type: vi
+                        .ty
+                        .as_ref()
+                        .map_or_else(|| "?".to_string(), |t| t.to_string()),
                 })
                 .collect()
         };
@@ -70,7 +73,10 @@ impl Summary {
         let mut external_tensors = 0;
         let mut external_bytes = 0;
         for (_, graph) in model.graphs.iter() {
-            let sparse = graph.sparse_initializers.iter().filter_map(|s| s.tensor.values.as_ref());
+            let sparse = graph
+                .sparse_initializers
+                .iter()
+                .filter_map(|s| s.tensor.values.as_ref());
             for tensor in graph.initializers.iter().map(|i| &i.tensor).chain(sparse) {
                 initializers += 1;
                 let bytes = tensor.payload_bytes();
@@ -116,7 +122,14 @@ impl Summary {
             overloads: model
                 .functions
                 .iter()
-                .filter(|&&f| !model.function(f).overload.as_deref().unwrap_or("").is_empty())
+                .filter(|&&f| {
+                    !model
+                        .function(f)
+                        .overload
+                        .as_deref()
+                        .unwrap_or("")
+                        .is_empty()
+                })
                 .count(),
             initializers,
             initializer_bytes,

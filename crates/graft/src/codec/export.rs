@@ -4,10 +4,13 @@
 use super::proto as pb;
 use crate::ir::*;
 
+/// Gives the bytes to embed for an external tensor (`None`: keep its reference).
+pub(super) type Embed<'m> = &'m dyn Fn(&Tensor) -> Option<bytes::Bytes>;
+
 pub(super) struct Exporter<'m> {
     pub model: &'m Model,
     /// Replaces the payload of external tensors (embedding); `None` keeps references.
-    pub embed: Option<&'m dyn Fn(&Tensor) -> Option<bytes::Bytes>>,
+    pub embed: Option<Embed<'m>>,
 }
 
 impl Exporter<'_> {
@@ -59,16 +62,32 @@ impl Exporter<'_> {
         let body = &self.model.graphs[f.body];
         pb::FunctionProto {
             name: f.name.clone(),
-            input: body.inputs.iter().map(|vi| self.opt_name(vi.value)).collect(),
-            output: body.outputs.iter().map(|vi| self.opt_name(vi.value)).collect(),
+            input: body
+                .inputs
+                .iter()
+                .map(|vi| self.opt_name(vi.value))
+                .collect(),
+            output: body
+                .outputs
+                .iter()
+                .map(|vi| self.opt_name(vi.value))
+                .collect(),
             attribute: f.attribute.clone(),
-            attribute_proto: f.attribute_proto.iter().map(|a| self.attribute(a)).collect(),
+            attribute_proto: f
+                .attribute_proto
+                .iter()
+                .map(|a| self.attribute(a))
+                .collect(),
             node: body.nodes.iter().map(|&n| self.node(n)).collect(),
             doc_string: f.doc_string.clone(),
             opset_import: f.opset_import.iter().map(opset).collect(),
             domain: f.domain.clone(),
             overload: f.overload.clone(),
-            value_info: body.value_info.iter().map(|vi| self.value_info(vi)).collect(),
+            value_info: body
+                .value_info
+                .iter()
+                .map(|vi| self.value_info(vi))
+                .collect(),
             metadata_props: pairs(&f.metadata_props),
         }
     }
@@ -282,12 +301,12 @@ fn ty(t: &Type) -> pb::TypeProto {
                 elem_type: t.elem_type,
                 shape: t.shape.as_ref().map(shape),
             }),
-            TypeValue::Sequence(e) => {
-                tp::Value::SequenceType(Box::new(tp::Sequence { elem_type: boxed(e) }))
-            }
-            TypeValue::Optional(e) => {
-                tp::Value::OptionalType(Box::new(tp::Optional { elem_type: boxed(e) }))
-            }
+            TypeValue::Sequence(e) => tp::Value::SequenceType(Box::new(tp::Sequence {
+                elem_type: boxed(e),
+            })),
+            TypeValue::Optional(e) => tp::Value::OptionalType(Box::new(tp::Optional {
+                elem_type: boxed(e),
+            })),
             TypeValue::Map {
                 key_type,
                 value_type,

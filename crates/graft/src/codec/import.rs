@@ -144,7 +144,12 @@ impl Importer {
         let mut inputs = Vec::with_capacity(g.input.len());
         for vi in g.input {
             let value = vi.name.map(|n| self.define(id, n, ValueDef::Input));
-            inputs.push(value_info(value, vi.r#type, vi.doc_string, vi.metadata_props));
+            inputs.push(value_info(
+                value,
+                vi.r#type,
+                vi.doc_string,
+                vi.metadata_props,
+            ));
         }
         let mut initializers = Vec::with_capacity(g.initializer.len());
         for mut t in g.initializer {
@@ -265,22 +270,28 @@ impl Importer {
             graph,
             def,
         });
-        let scope = self.scopes.last_mut();
-        if let Some(scope) = scope {
-            if scope.contains_key(&name) {
-                let message = format!("{name:?} is defined more than once in this graph");
-                self.report(
-                    Severity::Warning,
-                    "import.duplicate-name",
-                    message,
-                    Location {
-                        graph: Some(graph),
-                        ..Location::default()
-                    },
-                );
-            } else {
-                scope.insert(name, id);
-            }
+        let duplicate = self
+            .scopes
+            .last_mut()
+            .is_some_and(|scope| match scope.entry(name) {
+                std::collections::hash_map::Entry::Occupied(_) => true,
+                std::collections::hash_map::Entry::Vacant(slot) => {
+                    slot.insert(id);
+                    false
+                }
+            });
+        if duplicate {
+            let name = &self.model.values[id].name;
+            let message = format!("{name:?} is defined more than once in this graph");
+            self.report(
+                Severity::Warning,
+                "import.duplicate-name",
+                message,
+                Location {
+                    graph: Some(graph),
+                    ..Location::default()
+                },
+            );
         }
         id
     }
@@ -288,10 +299,10 @@ impl Importer {
     /// An initializer defines its value, or (same name as a graph input) gives that
     /// input a default.
     fn define_initializer(&mut self, graph: GraphId, name: String) -> ValueId {
-        if let Some(&existing) = self.scopes.last().and_then(|s| s.get(&name)) {
-            if self.model.values[existing].def == ValueDef::Input {
-                return existing;
-            }
+        if let Some(&existing) = self.scopes.last().and_then(|s| s.get(&name))
+            && self.model.values[existing].def == ValueDef::Input
+        {
+            return existing;
         }
         self.define(graph, name, ValueDef::Initializer)
     }
@@ -380,16 +391,18 @@ impl Importer {
                 AttrType::Float => AttrValue::Float(a.f.unwrap_or_default()),
                 AttrType::Int => AttrValue::Int(a.i.unwrap_or_default()),
                 AttrType::String => AttrValue::String(a.s.unwrap_or_default()),
-                AttrType::Tensor => AttrValue::Tensor(tensor(a.t.unwrap_or_default())),
+                AttrType::Tensor => AttrValue::Tensor(Box::new(tensor(a.t.unwrap_or_default()))),
                 AttrType::Graph => AttrValue::Graph(sub(self, a.g.unwrap_or_default())),
                 AttrType::SparseTensor => {
-                    AttrValue::SparseTensor(sparse(a.sparse_tensor.unwrap_or_default()))
+                    AttrValue::SparseTensor(Box::new(sparse(a.sparse_tensor.unwrap_or_default())))
                 }
                 AttrType::TypeProto => AttrValue::TypeProto(ty_of(a.tp.unwrap_or_default())),
                 AttrType::Floats => AttrValue::Floats(a.floats),
                 AttrType::Ints => AttrValue::Ints(a.ints),
                 AttrType::Strings => AttrValue::Strings(a.strings),
-                AttrType::Tensors => AttrValue::Tensors(a.tensors.into_iter().map(tensor).collect()),
+                AttrType::Tensors => {
+                    AttrValue::Tensors(a.tensors.into_iter().map(tensor).collect())
+                }
                 AttrType::Graphs => {
                     AttrValue::Graphs(a.graphs.into_iter().map(|g| sub(self, g)).collect())
                 }
@@ -405,7 +418,11 @@ impl Importer {
                     "attribute {:?} is malformed (type {:?}, {count} value fields{}); it is kept as it is",
                     name.as_deref().unwrap_or(""),
                     a.r#type,
-                    if ref_attr_name.is_some() { ", with ref_attr_name" } else { "" }
+                    if ref_attr_name.is_some() {
+                        ", with ref_attr_name"
+                    } else {
+                        ""
+                    }
                 );
                 self.report(
                     Severity::Warning,

@@ -14,8 +14,8 @@ use bytes::Bytes;
 use prost::Message as _;
 
 use crate::diag::{Diagnostic, Severity};
-use crate::ir::{Model, Tensor};
 pub use crate::ir::UnknownField;
+use crate::ir::{Model, Tensor};
 
 /// A model and what the importer noticed about it.
 #[derive(Debug)]
@@ -28,7 +28,9 @@ pub struct Imported {
 pub enum ImportError {
     #[error("not a valid ONNX model: the protobuf does not decode ({0})")]
     Decode(String),
-    #[error("not an ONNX model: the protobuf decodes but has no graph, no functions and no ir_version")]
+    #[error(
+        "not an ONNX model: the protobuf decodes but has no graph, no functions and no ir_version"
+    )]
     NotAModel,
 }
 
@@ -46,8 +48,8 @@ pub enum ExportError {
 /// Decodes an ONNX model. Never panics; a buffer that is not a model is an error, and a
 /// model with odd content imports with diagnostics.
 pub fn import(bytes: Bytes) -> Result<Imported, ImportError> {
-    let proto = proto::ModelProto::decode(bytes.clone())
-        .map_err(|e| ImportError::Decode(e.to_string()))?;
+    let proto =
+        proto::ModelProto::decode(bytes.clone()).map_err(|e| ImportError::Decode(e.to_string()))?;
     if proto.graph.is_none() && proto.functions.is_empty() && proto.ir_version.is_none() {
         return Err(ImportError::NotAModel);
     }
@@ -100,7 +102,9 @@ pub fn export(model: &Model, options: &ExportOptions) -> Result<Vec<u8>, ExportE
     };
     let exporter = export::Exporter {
         model,
-        embed: options.embed_external.then_some(&embed as &dyn Fn(&Tensor) -> Option<Bytes>),
+        embed: options
+            .embed_external
+            .then_some(&embed as &dyn Fn(&Tensor) -> Option<Bytes>),
     };
     let proto = exporter.model();
     if let Some(e) = failure.into_inner() {

@@ -11,7 +11,6 @@ pub(crate) struct MessageFields {
     pub fields: &'static [(u32, Option<u16>)],
 }
 
-
 /// Scans an encoded `ModelProto`. The input has already decoded, so it is well formed;
 /// any inconsistency simply ends the scan of that message.
 pub(crate) fn scan(buf: &[u8]) -> Vec<UnknownField> {

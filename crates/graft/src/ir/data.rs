@@ -216,11 +216,7 @@ impl Tensor {
             + len(self.int64_data.len(), 8)
             + len(self.double_data.len(), 8)
             + len(self.uint64_data.len(), 8)
-            + self
-                .string_data
-                .iter()
-                .map(|s| s.len() as u64)
-                .sum::<u64>()
+            + self.string_data.iter().map(|s| s.len() as u64).sum::<u64>()
     }
 }
 

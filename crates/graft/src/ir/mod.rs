@@ -13,10 +13,10 @@ mod ids;
 
 pub use attr::{AttrKind, AttrType, AttrValue, Attribute, RawAttribute};
 pub use data::{
-    dtype, normalize_domain, DeviceConfiguration, Dim, DimValue, ExternalRef, IntIntList,
-    NodeDeviceConfiguration, OpsetId, Segment, ShardedDim, ShardingSpec, Shape,
-    SimpleShardedDim, SparseTensor, StringPair, Tensor, TensorAnnotation, TensorType, Type,
-    TypeValue, DATA_LOCATION_EXTERNAL,
+    DATA_LOCATION_EXTERNAL, DeviceConfiguration, Dim, DimValue, ExternalRef, IntIntList,
+    NodeDeviceConfiguration, OpsetId, Segment, Shape, ShardedDim, ShardingSpec, SimpleShardedDim,
+    SparseTensor, StringPair, Tensor, TensorAnnotation, TensorType, Type, TypeValue, dtype,
+    normalize_domain,
 };
 pub use ids::{Arena, ArenaId, FunctionId, GraphId, NodeId, ValueId};
 

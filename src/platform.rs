@@ -1,0 +1,187 @@
+//! The browser, and the only module that touches web-sys and js-sys: reading files the
+//! user picked or dropped, fetching a bundled example, and saving bytes as a download.
+//! Everything it hands to the rest of the app is plain Rust (`LoadedFile`, `Bytes`,
+//! `String` errors), so `state.rs` and the components stay free of browser types.
+
+use std::cell::Cell;
+use std::rc::Rc;
+use std::time::Duration;
+
+use bytes::Bytes;
+use js_sys::{Array, Uint8Array};
+use leptos::ev;
+use leptos::prelude::{set_timeout, window, window_event_listener};
+use wasm_bindgen::{JsCast, JsValue};
+use wasm_bindgen_futures::JsFuture;
+use web_sys::{Blob, BlobPropertyBag, File, FileList, HtmlAnchorElement, HtmlInputElement, Response, Url};
+
+/// A file's name and contents, read into memory.
+#[derive(Clone, Debug)]
+pub struct LoadedFile {
+    pub name: String,
+    pub bytes: Bytes,
+}
+
+/// Files the user chose or dropped, not read yet.
+pub struct PickedFiles(Vec<File>);
+
+impl PickedFiles {
+    /// The files of an `<input type=file>` change event. Clears the input afterwards so
+    /// that choosing the same file again opens it again.
+    pub fn from_input_event(event: &ev::Event) -> Self {
+        let Some(input) = event
+            .target()
+            .and_then(|t| t.dyn_into::<HtmlInputElement>().ok())
+        else {
+            return Self(Vec::new());
+        };
+        let files = Self::from_list(input.files());
+        input.set_value("");
+        files
+    }
+
+    fn from_list(list: Option<FileList>) -> Self {
+        let files = list
+            .map(|list| (0..list.length()).filter_map(|i| list.get(i)).collect())
+            .unwrap_or_default();
+        Self(files)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// The names, comma separated, for progress messages.
+    pub fn names(&self) -> String {
+        self.0.iter().map(File::name).collect::<Vec<_>>().join(", ")
+    }
+
+    /// Reads every file into memory.
+    pub async fn read(self) -> Result<Vec<LoadedFile>, String> {
+        let mut loaded = Vec::with_capacity(self.0.len());
+        for file in self.0 {
+            let name = file.name();
+            let buffer = JsFuture::from(file.array_buffer())
+                .await
+                .map_err(|e| format!("{name}: could not read the file ({})", js_message(&e)))?;
+            loaded.push(LoadedFile {
+                name,
+                bytes: Bytes::from(Uint8Array::new(&buffer).to_vec()),
+            });
+        }
+        Ok(loaded)
+    }
+}
+
+/// Fetches a file served beside the app (a bundled example).
+pub async fn fetch_bytes(url: &str) -> Result<Bytes, String> {
+    let response = JsFuture::from(window().fetch_with_str(url))
+        .await
+        .map_err(|e| format!("could not fetch it ({})", js_message(&e)))?;
+    let response: Response = response
+        .dyn_into()
+        .map_err(|_| "the fetch did not return a response".to_string())?;
+    if !response.ok() {
+        return Err(format!("could not fetch it (HTTP {})", response.status()));
+    }
+    let promise = response
+        .array_buffer()
+        .map_err(|e| format!("could not read it ({})", js_message(&e)))?;
+    let buffer = JsFuture::from(promise)
+        .await
+        .map_err(|e| format!("could not read it ({})", js_message(&e)))?;
+    Ok(Bytes::from(Uint8Array::new(&buffer).to_vec()))
+}
+
+/// Saves `bytes` as a download named `name`. The bytes stay on this machine: the link
+/// points at an in-memory blob.
+pub fn download(name: &str, bytes: &[u8]) -> Result<(), String> {
+    let parts = Array::of1(&Uint8Array::from(bytes));
+    let options = BlobPropertyBag::new();
+    options.set_type("application/octet-stream");
+    let blob = Blob::new_with_u8_array_sequence_and_options(&parts, &options)
+        .map_err(|e| format!("could not prepare the download ({})", js_message(&e)))?;
+    let url = Url::create_object_url_with_blob(&blob)
+        .map_err(|e| format!("could not prepare the download ({})", js_message(&e)))?;
+    let anchor: HtmlAnchorElement = window()
+        .document()
+        .and_then(|d| d.create_element("a").ok())
+        .and_then(|a| a.dyn_into().ok())
+        .ok_or_else(|| "could not prepare the download (no document)".to_string())?;
+    anchor.set_href(&url);
+    anchor.set_download(name);
+    anchor.click();
+    // The browser reads the blob after the click returns; release it a little later.
+    set_timeout(
+        move || {
+            let _ = Url::revoke_object_url(&url);
+        },
+        Duration::from_secs(30),
+    );
+    Ok(())
+}
+
+/// Listens for files dragged over and dropped anywhere on the page. `on_hover(true)`
+/// when files enter the window, `on_hover(false)` when they leave or are dropped, and
+/// `on_drop` with the dropped files. The listeners live as long as the page.
+pub fn on_file_drop(on_hover: impl Fn(bool) + 'static, on_drop: impl Fn(PickedFiles) + 'static) {
+    let on_hover = Rc::new(on_hover);
+    // dragenter/dragleave fire for every element crossed; count them to know when the
+    // drag has left the window.
+    let depth = Rc::new(Cell::new(0u32));
+    {
+        let (depth, on_hover) = (depth.clone(), on_hover.clone());
+        window_event_listener(ev::dragenter, move |e| {
+            if carries_files(&e) {
+                e.prevent_default();
+                depth.set(depth.get() + 1);
+                on_hover(true);
+            }
+        });
+    }
+    window_event_listener(ev::dragover, move |e| {
+        if carries_files(&e) {
+            // Without this the browser navigates to the dropped file.
+            e.prevent_default();
+            if let Some(dt) = e.data_transfer() {
+                dt.set_drop_effect("copy");
+            }
+        }
+    });
+    {
+        let (depth, on_hover) = (depth.clone(), on_hover.clone());
+        window_event_listener(ev::dragleave, move |e| {
+            if carries_files(&e) {
+                depth.set(depth.get().saturating_sub(1));
+                if depth.get() == 0 {
+                    on_hover(false);
+                }
+            }
+        });
+    }
+    window_event_listener(ev::drop, move |e| {
+        if !carries_files(&e) {
+            return;
+        }
+        e.prevent_default();
+        depth.set(0);
+        on_hover(false);
+        let files = PickedFiles::from_list(e.data_transfer().and_then(|dt| dt.files()));
+        if !files.is_empty() {
+            on_drop(files);
+        }
+    });
+}
+
+fn carries_files(event: &ev::DragEvent) -> bool {
+    event
+        .data_transfer()
+        .is_some_and(|dt| dt.types().includes(&JsValue::from_str("Files"), 0))
+}
+
+fn js_message(value: &JsValue) -> String {
+    if let Some(error) = value.dyn_ref::<js_sys::Error>() {
+        return String::from(error.message());
+    }
+    value.as_string().unwrap_or_else(|| format!("{value:?}"))
+}

@@ -1,0 +1,276 @@
+//! The session: which model is open, its summary, what is loading, and the error to
+//! show. [`Session`] is plain Rust (the open/replace rules live here); [`AppState`] is
+//! the reactive handle the components share, and the only place that starts browser
+//! work through `platform`.
+
+use std::sync::Arc;
+
+use graft::{Diagnostic, ExportOptions, Model, Severity, Summary};
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+
+use crate::platform::{self, LoadedFile, PickedFiles};
+
+/// A model shipped with the app, served from `examples/`.
+#[derive(Debug)]
+pub struct Example {
+    pub file: &'static str,
+    pub label: &'static str,
+}
+
+pub const EXAMPLES: &[Example] = &[
+    Example {
+        file: "functions_and_control_flow.onnx",
+        label: "Functions and control flow",
+    },
+    Example {
+        file: "mlp.onnx",
+        label: "MLP",
+    },
+];
+
+/// The example opened when the page loads.
+pub const STARTUP_EXAMPLE: &str = "functions_and_control_flow.onnx";
+
+const EXAMPLES_URL: &str = "examples";
+
+/// The name a download gets when the model has none.
+const DEFAULT_FILE_NAME: &str = "model.onnx";
+
+pub fn example(file: &str) -> Option<&'static Example> {
+    EXAMPLES.iter().find(|e| e.file == file)
+}
+
+/// Where the open model came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Origin {
+    Example(&'static str),
+    Files,
+}
+
+/// A model that opened.
+#[derive(Debug)]
+pub struct OpenModel {
+    /// The model file's name.
+    pub name: String,
+    pub origin: Origin,
+    pub model: Model,
+    pub summary: Arc<Summary>,
+}
+
+/// Identifies one load; only the latest one may replace the open model.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Ticket(u64);
+
+#[derive(Debug)]
+struct Pending {
+    ticket: Ticket,
+    what: String,
+}
+
+#[derive(Debug, Default)]
+pub struct Session {
+    open: Option<OpenModel>,
+    error: Option<String>,
+    pending: Option<Pending>,
+    issued: u64,
+}
+
+impl Session {
+    pub fn open(&self) -> Option<&OpenModel> {
+        self.open.as_ref()
+    }
+
+    pub fn error(&self) -> Option<&str> {
+        self.error.as_deref()
+    }
+
+    /// What is loading, e.g. `Opening mlp.onnx…`.
+    pub fn pending(&self) -> Option<&str> {
+        self.pending.as_ref().map(|p| p.what.as_str())
+    }
+
+    /// Starts a load; a later `begin` makes this one stale.
+    pub fn begin(&mut self, what: impl Into<String>) -> Ticket {
+        self.issued += 1;
+        let ticket = Ticket(self.issued);
+        self.pending = Some(Pending {
+            ticket,
+            what: what.into(),
+        });
+        ticket
+    }
+
+    /// Ends a load with the files it read (or why it could not read them). The model
+    /// among them replaces the open one; if it does not open, the open model stays and
+    /// the error is shown. A stale load changes nothing.
+    pub fn finish(&mut self, ticket: Ticket, files: Result<Vec<LoadedFile>, String>, origin: Origin) {
+        if self.pending.as_ref().is_none_or(|p| p.ticket != ticket) {
+            return;
+        }
+        self.pending = None;
+        match files.and_then(|files| open_files(files, origin)) {
+            Ok(open) => {
+                self.open = Some(open);
+                self.error = None;
+            }
+            Err(message) => self.error = Some(message),
+        }
+    }
+
+    pub fn set_error(&mut self, message: String) {
+        self.error = Some(message);
+    }
+
+    pub fn dismiss_error(&mut self) {
+        self.error = None;
+    }
+
+    /// The open model encoded by the core, and the file name to save it under.
+    pub fn export(&self) -> Result<(String, Vec<u8>), String> {
+        let open = self.open.as_ref().ok_or("No model is open.")?;
+        let bytes = graft::export(&open.model, &ExportOptions::default())
+            .map_err(|e| format!("Export of {} failed: {e}", open.name))?;
+        let name = if open.name.is_empty() {
+            DEFAULT_FILE_NAME.to_string()
+        } else {
+            open.name.clone()
+        };
+        Ok((name, bytes))
+    }
+}
+
+/// Opens the model among `files`; the others are its external-data files.
+fn open_files(mut files: Vec<LoadedFile>, origin: Origin) -> Result<OpenModel, String> {
+    let index = model_file(&files).ok_or("No file was given.")?;
+    let main = files.remove(index);
+    let imported = graft::import(main.bytes).map_err(|e| format!("{}: {e}", main.name))?;
+    let mut model = imported.model;
+    let mut diagnostics = imported.diagnostics;
+    for data in files {
+        if !attach(&mut model, &data) {
+            diagnostics.push(Diagnostic::new(
+                Severity::Warning,
+                "app.unused-file",
+                format!(
+                    "{} was opened with the model, but no tensor of {} keeps its data there",
+                    data.name, main.name
+                ),
+                String::new(),
+            ));
+        }
+    }
+    let summary = Summary::of(&model, &diagnostics);
+    Ok(OpenModel {
+        name: main.name,
+        origin,
+        model,
+        summary: Arc::new(summary),
+    })
+}
+
+/// Which file is the model: the first `.onnx` one, else the first.
+fn model_file(files: &[LoadedFile]) -> Option<usize> {
+    let is_onnx = |f: &LoadedFile| f.name.to_ascii_lowercase().ends_with(".onnx");
+    files
+        .iter()
+        .position(is_onnx)
+        .or_else(|| (!files.is_empty()).then_some(0))
+}
+
+/// Attaches a data file under its own name and under every external location that ends
+/// in that name (a model may refer to `weights/model.data`; a browser only gives the
+/// file name). Returns whether the model refers to it.
+fn attach(model: &mut Model, data: &LoadedFile) -> bool {
+    let locations: Vec<String> = model
+        .external_locations()
+        .into_iter()
+        .filter(|l| l.rsplit(['/', '\\']).next() == Some(data.name.as_str()))
+        .collect();
+    model.attach_external(data.name.clone(), data.bytes.clone());
+    for location in &locations {
+        model.attach_external(location.clone(), data.bytes.clone());
+    }
+    !locations.is_empty()
+}
+
+/// The reactive session the components share (through context).
+#[derive(Clone, Copy)]
+pub struct AppState {
+    session: RwSignal<Session>,
+    pub summary: Memo<Option<Arc<Summary>>>,
+    /// The open model's file name.
+    pub name: Memo<Option<String>>,
+    /// The bundled example that is open, if the open model is one.
+    pub example: Memo<Option<&'static str>>,
+    pub error: Memo<Option<String>>,
+    pub pending: Memo<Option<String>>,
+}
+
+impl AppState {
+    pub fn new() -> Self {
+        let session = RwSignal::new(Session::default());
+        Self {
+            session,
+            summary: Memo::new(move |_| session.with(|s| s.open().map(|o| o.summary.clone()))),
+            name: Memo::new(move |_| session.with(|s| s.open().map(|o| o.name.clone()))),
+            example: Memo::new(move |_| {
+                session.with(|s| match s.open().map(|o| o.origin) {
+                    Some(Origin::Example(file)) => Some(file),
+                    _ => None,
+                })
+            }),
+            error: Memo::new(move |_| session.with(|s| s.error().map(str::to_string))),
+            pending: Memo::new(move |_| session.with(|s| s.pending().map(str::to_string))),
+        }
+    }
+
+    pub fn open_example(self, file: &'static str) {
+        let Some(ticket) = self.session.try_update(|s| s.begin(format!("Opening {file}…"))) else {
+            return;
+        };
+        spawn_local(async move {
+            let url = format!("{EXAMPLES_URL}/{file}");
+            let files = platform::fetch_bytes(&url)
+                .await
+                .map(|bytes| vec![LoadedFile { name: file.to_string(), bytes }])
+                .map_err(|e| format!("{file}: {e}"));
+            self.session.update(|s| s.finish(ticket, files, Origin::Example(file)));
+        });
+    }
+
+    /// Opens the example whose file name is `file`, if there is one.
+    pub fn open_example_named(self, file: &str) {
+        if let Some(example) = example(file) {
+            self.open_example(example.file);
+        }
+    }
+
+    pub fn open_files(self, picked: PickedFiles) {
+        if picked.is_empty() {
+            return;
+        }
+        let what = format!("Opening {}…", picked.names());
+        let Some(ticket) = self.session.try_update(|s| s.begin(what)) else {
+            return;
+        };
+        spawn_local(async move {
+            let files = picked.read().await;
+            self.session.update(|s| s.finish(ticket, files, Origin::Files));
+        });
+    }
+
+    pub fn export(self) {
+        let result = self.session.with_untracked(Session::export);
+        let saved = result.and_then(|(name, bytes)| {
+            platform::download(&name, &bytes).map_err(|e| format!("Export of {name} failed: {e}"))
+        });
+        if let Err(message) = saved {
+            self.session.update(|s| s.set_error(message));
+        }
+    }
+
+    pub fn dismiss_error(self) {
+        self.session.update(Session::dismiss_error);
+    }
+}

@@ -1,0 +1,61 @@
+//! The top bar: the app's name, what is loading, and the commands that open and save a
+//! model (bundled examples, a file picker, export).
+
+use leptos::prelude::*;
+
+use crate::platform::PickedFiles;
+use crate::state::{AppState, EXAMPLES};
+
+#[component]
+pub fn Toolbar() -> impl IntoView {
+    let state = expect_context::<AppState>();
+    let examples = EXAMPLES
+        .iter()
+        .map(|e| view! { <option value=e.file>{e.label}</option> })
+        .collect_view();
+    let selected_example = move || state.example.get().unwrap_or_default();
+    let no_model = move || state.summary.with(Option::is_none);
+    view! {
+        <header class="toolbar">
+            <div class="brand">
+                <img class="brand-mark" src="icons/graft.svg" alt="" width="22" height="22"/>
+                <span class="brand-name">"Graft"</span>
+            </div>
+            <p class="toolbar-status" role="status" aria-live="polite">
+                {move || state.pending.get()}
+            </p>
+            <div class="toolbar-actions">
+                <label class="select">
+                    <span class="visually-hidden">"Bundled example"</span>
+                    <select
+                        data-testid="example-select"
+                        prop:value=selected_example
+                        on:change=move |ev| state.open_example_named(&event_target_value(&ev))
+                    >
+                        <option value="" disabled=true>"Examples…"</option>
+                        {examples}
+                    </select>
+                </label>
+                <label class="button">
+                    "Open files…"
+                    <input
+                        class="visually-hidden"
+                        type="file"
+                        multiple=true
+                        data-testid="file-input"
+                        on:change=move |ev| state.open_files(PickedFiles::from_input_event(&ev))
+                    />
+                </label>
+                <button
+                    class="button button-primary"
+                    data-testid="export-button"
+                    title="Save the model as re-encoded by Graft"
+                    disabled=no_model
+                    on:click=move |_| state.export()
+                >
+                    "Export .onnx"
+                </button>
+            </div>
+        </header>
+    }
+}
