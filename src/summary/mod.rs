@@ -53,7 +53,7 @@ fn loaded(summary: Arc<Summary>, name: String) -> impl IntoView {
     }
 }
 
-fn model_card(summary: &Summary) -> impl IntoView {
+fn model_card(summary: &Summary) -> impl IntoView + use<> {
     let ir = summary.ir_version.map(|v| v.to_string());
     let producer = join_nonempty(&summary.producer_name, &summary.producer_version);
     let model_version = summary.model_version.map(|v| v.to_string());
@@ -100,7 +100,7 @@ fn model_card(summary: &Summary) -> impl IntoView {
     }
 }
 
-fn counts_card(summary: &Summary) -> impl IntoView {
+fn counts_card(summary: &Summary) -> impl IntoView + use<> {
     let external_files = summary
         .external_files
         .iter()
@@ -164,7 +164,7 @@ fn size(label: &'static str, testid: &'static str, value: u64) -> impl IntoView 
     }
 }
 
-fn io_card(title: &'static str, testid: &'static str, entries: &[IoEntry]) -> impl IntoView {
+fn io_card(title: &'static str, testid: &'static str, entries: &[IoEntry]) -> impl IntoView + use<> {
     let rows = entries
         .iter()
         .map(|e| {
@@ -202,7 +202,7 @@ fn io_card(title: &'static str, testid: &'static str, entries: &[IoEntry]) -> im
     }
 }
 
-fn metadata_card(metadata: &[(String, String)]) -> impl IntoView {
+fn metadata_card(metadata: &[(String, String)]) -> impl IntoView + use<> {
     let body = if metadata.is_empty() {
         view! { <p class="none" data-testid="metadata">"None"</p> }.into_any()
     } else {
@@ -232,7 +232,7 @@ fn metadata_card(metadata: &[(String, String)]) -> impl IntoView {
     }
 }
 
-fn diagnostics_card(diagnostics: &[Diagnostic]) -> impl IntoView {
+fn diagnostics_card(diagnostics: &[Diagnostic]) -> impl IntoView + use<> {
     let body = if diagnostics.is_empty() {
         view! { <p class="none" data-testid="diagnostics">"No problems found while importing."</p> }
             .into_any()
@@ -248,7 +248,7 @@ fn diagnostics_card(diagnostics: &[Diagnostic]) -> impl IntoView {
     }
 }
 
-fn diagnostic(d: &Diagnostic) -> impl IntoView {
+fn diagnostic(d: &Diagnostic) -> impl IntoView + use<> {
     let (severity, class) = match d.severity {
         Severity::Info => ("info", "badge badge-info"),
         Severity::Warning => ("warning", "badge badge-warn"),
