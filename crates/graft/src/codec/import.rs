@@ -1,292 +1,459 @@
-//! ModelProto → IR. Best effort: anything the wire format allows becomes IR, and what
-//! is odd (undefined names, malformed attributes, fields a newer ONNX added) becomes a
-//! diagnostic instead of an error.
+//! Wire format → IR in one pass, without an intermediate protobuf tree.
+//!
+//! Best effort: anything the wire format allows becomes IR, and what is odd (undefined
+//! names, malformed attributes, fields a newer ONNX added) becomes a diagnostic. Only
+//! bytes that are not a protobuf of the right shape are errors.
+//!
+//! Names are resolved by lexical scope. Protobuf writers put a graph's nodes before its
+//! inputs and initializers, so a graph is read in two steps: its fields (nodes kept
+//! with borrowed names and attribute byte ranges), then definitions, inputs and
+//! attributes in scope order. Subgraphs are read in the second step, when every name
+//! of the enclosing graph is known.
 
 use std::collections::HashMap;
 
-use super::proto as pb;
+use super::wire::{
+    push_fixed32, push_fixed64, push_varints, DecodeError, FxBuild, Input, Result, Wire,
+    MAX_DEPTH,
+};
 use crate::diag::{Diagnostic, Location, Severity};
 use crate::ir::*;
 
-pub(super) struct Importer {
-    pub model: Model,
-    pub diagnostics: Vec<Diagnostic>,
+type Scope<'a> = HashMap<&'a str, ValueId, FxBuild>;
+
+pub(super) struct Importer<'a> {
+    input: Input<'a>,
+    model: Model,
     /// Names visible at the current point, innermost scope last. A function body starts
     /// a fresh stack: it sees nothing outside itself.
-    scopes: Vec<HashMap<String, ValueId>>,
-    /// Pending diagnostics whose location is described once the IR is complete.
+    scopes: Vec<Scope<'a>>,
+    depth: u32,
+    /// The main graph's names, kept for training graphs, which may read them.
+    main_scope: Option<Scope<'a>>,
+    /// Diagnostics whose location is described once the IR is complete.
     pending: Vec<(Severity, &'static str, String, Location)>,
 }
 
-impl Importer {
-    pub fn new() -> Self {
-        Self {
-            model: Model::default(),
-            diagnostics: Vec::new(),
-            scopes: Vec::new(),
-            pending: Vec::new(),
+/// The nodes of one graph or function body, read from its fields and waiting for
+/// their scope: each node is in the arena already; its names and attribute byte ranges
+/// sit in shared lists (one allocation per graph, not per node).
+#[derive(Default)]
+struct PendingNodes<'a> {
+    /// Per node: its id and where its inputs, outputs and attributes end in the lists.
+    nodes: Vec<(NodeId, u32, u32, u32)>,
+    inputs: Vec<&'a str>,
+    outputs: Vec<&'a str>,
+    attributes: Vec<(usize, usize)>,
+}
+
+/// A `ValueInfoProto` read, its name not yet resolved.
+struct PendingInfo<'a> {
+    name: Option<&'a str>,
+    info: ValueInfo,
+}
+
+/// Decodes a `ModelProto`.
+pub(super) fn decode(bytes: &bytes::Bytes) -> Result<(Model, Vec<Diagnostic>)> {
+    let mut importer = Importer {
+        input: Input { bytes },
+        model: Model::default(),
+        scopes: Vec::new(),
+        depth: 0,
+        main_scope: None,
+        pending: Vec::new(),
+    };
+    importer.model(0, bytes.len())?;
+    let Importer {
+        model, pending, ..
+    } = importer;
+    let diagnostics = pending
+        .into_iter()
+        .map(|(severity, code, message, location)| {
+            Diagnostic::new(severity, code, message, location.describe(&model))
+        })
+        .collect();
+    Ok((model, diagnostics))
+}
+
+impl<'a> Importer<'a> {
+    fn enter(&mut self) -> Result<()> {
+        self.depth += 1;
+        if self.depth > MAX_DEPTH {
+            return Err(DecodeError(format!(
+                "recursion limit reached: messages nest more than {MAX_DEPTH} deep"
+            )));
         }
+        Ok(())
     }
 
-    pub fn model(mut self, m: pb::ModelProto) -> (Model, Vec<Diagnostic>) {
-        self.model.ir_version = m.ir_version;
-        self.model.opset_import = m.opset_import.into_iter().map(opset).collect();
-        self.model.producer_name = m.producer_name;
-        self.model.producer_version = m.producer_version;
-        self.model.domain = m.domain;
-        self.model.model_version = m.model_version;
-        self.model.doc_string = m.doc_string;
-        self.model.metadata_props = pairs(m.metadata_props);
-        self.model.configuration = m
-            .configuration
-            .into_iter()
-            .map(|c| DeviceConfiguration {
-                name: c.name,
-                num_devices: c.num_devices,
-                device: c.device,
-            })
-            .collect();
-        // Functions first: they see nothing of the main graph.
-        for f in m.functions {
-            let id = self.function(f);
-            self.model.functions.push(id);
-        }
-        if let Some(g) = m.graph {
-            let id = self.graph(g, GraphOwner::Model);
-            self.model.graph = Some(id);
-        }
-        for (i, t) in m.training_info.into_iter().enumerate() {
-            // Training graphs may read the main graph's values (its initializers).
-            let main_scope = self.model.graph.map(|g| self.scope_of(g));
-            let scopes = std::mem::take(&mut self.scopes);
-            self.scopes.extend(main_scope);
-            let info = TrainingInfo {
-                initialization: t
-                    .initialization
-                    .map(|g| self.graph(g, GraphOwner::Training(i))),
-                algorithm: t.algorithm.map(|g| self.graph(g, GraphOwner::Training(i))),
-                initialization_binding: pairs(t.initialization_binding),
-                update_binding: pairs(t.update_binding),
-            };
-            self.scopes = scopes;
-            self.model.training_info.push(info);
-        }
-        let mut diagnostics = std::mem::take(&mut self.diagnostics);
-        for (severity, code, message, location) in std::mem::take(&mut self.pending) {
-            let location = location.describe(&self.model);
-            diagnostics.push(Diagnostic::new(severity, code, message, location));
-        }
-        (self.model, diagnostics)
+    fn leave(&mut self) {
+        self.depth -= 1;
+    }
+
+    fn unknown(&mut self, message: &'static str, field: u32, wire: Wire) {
+        self.model.unknown_fields.push(UnknownField {
+            message,
+            field,
+            wire_type: wire.wire_type(),
+        });
     }
 
     fn report(&mut self, severity: Severity, code: &'static str, message: String, at: Location) {
         self.pending.push((severity, code, message, at));
     }
 
-    /// The names a finished graph defines (for training graphs, which read the main one).
-    fn scope_of(&self, graph: GraphId) -> HashMap<String, ValueId> {
-        let mut scope = HashMap::new();
-        for (id, v) in self.model.values.iter() {
-            if v.graph == graph && v.def != ValueDef::Undefined {
-                scope.entry(v.name.clone()).or_insert(id);
-            }
-        }
-        scope
+    fn str(&self, s: usize, e: usize) -> Result<&'a str> {
+        self.input.str(s, e, "a string field")
     }
 
-    fn function(&mut self, f: pb::FunctionProto) -> FunctionId {
+    fn string(&self, s: usize, e: usize) -> Result<String> {
+        self.input.string(s, e, "a string field")
+    }
+
+    fn model(&mut self, start: usize, end: usize) -> Result<()> {
+        let mut fields = self.input.fields(start, end);
+        let mut graph = None;
+        let mut functions = Vec::new();
+        let mut training = Vec::new();
+        while let Some((number, wire)) = fields.next_field()? {
+            match (number, wire) {
+                (1, Wire::Varint(v)) => self.model.ir_version = Some(v as i64),
+                (8, Wire::Len(s, e)) => {
+                    let o = self.opset(s, e)?;
+                    self.model.opset_import.push(o);
+                }
+                (2, Wire::Len(s, e)) => self.model.producer_name = Some(self.string(s, e)?),
+                (3, Wire::Len(s, e)) => self.model.producer_version = Some(self.string(s, e)?),
+                (4, Wire::Len(s, e)) => self.model.domain = Some(self.string(s, e)?),
+                (5, Wire::Varint(v)) => self.model.model_version = Some(v as i64),
+                (6, Wire::Len(s, e)) => self.model.doc_string = Some(self.string(s, e)?),
+                (7, Wire::Len(s, e)) => {
+                    if graph.replace((s, e)).is_some() {
+                        self.unknown("ModelProto (graph given twice)", number, wire);
+                    }
+                }
+                (14, Wire::Len(s, e)) => {
+                    let p = self.pair(s, e)?;
+                    self.model.metadata_props.push(p);
+                }
+                (20, Wire::Len(s, e)) => training.push((s, e)),
+                (25, Wire::Len(s, e)) => functions.push((s, e)),
+                (26, Wire::Len(s, e)) => {
+                    let c = self.device_configuration(s, e)?;
+                    self.model.configuration.push(c);
+                }
+                _ => self.unknown("ModelProto", number, wire),
+            }
+        }
+        if graph.is_none() && functions.is_empty() && self.model.ir_version.is_none() {
+            return Err(DecodeError("NOT_A_MODEL".into()));
+        }
+        // Functions first: they see nothing of the main graph.
+        for (s, e) in functions {
+            let id = self.function(s, e)?;
+            self.model.functions.push(id);
+        }
+        if let Some((s, e)) = graph {
+            let id = self.graph(s, e, GraphOwner::Model)?;
+            self.model.graph = Some(id);
+        }
+        for (i, (s, e)) in training.into_iter().enumerate() {
+            let info = self.training_info(i, s, e)?;
+            self.model.training_info.push(info);
+        }
+        Ok(())
+    }
+
+    fn training_info(&mut self, index: usize, start: usize, end: usize) -> Result<TrainingInfo> {
+        self.enter()?;
+        // Training graphs may read the main graph's values (its initializers).
+        let main_scope = self.main_scope.clone().unwrap_or_default();
+        let saved = std::mem::replace(&mut self.scopes, vec![main_scope]);
+        let mut info = TrainingInfo::default();
+        let mut fields = self.input.fields(start, end);
+        while let Some((number, wire)) = fields.next_field()? {
+            match (number, wire) {
+                (1, Wire::Len(s, e)) => {
+                    info.initialization = Some(self.graph(s, e, GraphOwner::Training(index))?)
+                }
+                (2, Wire::Len(s, e)) => {
+                    info.algorithm = Some(self.graph(s, e, GraphOwner::Training(index))?)
+                }
+                (3, Wire::Len(s, e)) => info.initialization_binding.push(self.pair(s, e)?),
+                (4, Wire::Len(s, e)) => info.update_binding.push(self.pair(s, e)?),
+                _ => self.unknown("TrainingInfoProto", number, wire),
+            }
+        }
+        self.scopes = saved;
+        self.leave();
+        Ok(info)
+    }
+
+    fn function(&mut self, start: usize, end: usize) -> Result<FunctionId> {
+        self.enter()?;
         let id = FunctionId::from_index(self.model.function_arena.len());
-        let scopes = std::mem::take(&mut self.scopes);
         let body = self.model.graphs.push(Graph::new(GraphOwner::Function(id)));
-        self.scopes.push(HashMap::new());
-        for name in f.input {
+        let mut function = Function {
+            name: None,
+            domain: None,
+            overload: None,
+            body,
+            attribute: Vec::new(),
+            attribute_proto: Vec::new(),
+            doc_string: None,
+            opset_import: Vec::new(),
+            metadata_props: Vec::new(),
+        };
+        let mut inputs = Vec::new();
+        let mut outputs = Vec::new();
+        let mut nodes = PendingNodes::default();
+        let mut value_info = Vec::new();
+        let mut attribute_proto = Vec::new();
+        let mut fields = self.input.fields(start, end);
+        while let Some((number, wire)) = fields.next_field()? {
+            match (number, wire) {
+                (1, Wire::Len(s, e)) => function.name = Some(self.string(s, e)?),
+                (4, Wire::Len(s, e)) => inputs.push(self.str(s, e)?),
+                (5, Wire::Len(s, e)) => outputs.push(self.str(s, e)?),
+                (6, Wire::Len(s, e)) => function.attribute.push(self.string(s, e)?),
+                (11, Wire::Len(s, e)) => attribute_proto.push((s, e)),
+                (7, Wire::Len(s, e)) => self.pending_node(body, s, e, &mut nodes)?,
+                (8, Wire::Len(s, e)) => function.doc_string = Some(self.string(s, e)?),
+                (9, Wire::Len(s, e)) => function.opset_import.push(self.opset(s, e)?),
+                (10, Wire::Len(s, e)) => function.domain = Some(self.string(s, e)?),
+                (13, Wire::Len(s, e)) => function.overload = Some(self.string(s, e)?),
+                (12, Wire::Len(s, e)) => value_info.push(self.value_info(s, e)?),
+                (14, Wire::Len(s, e)) => function.metadata_props.push(self.pair(s, e)?),
+                _ => self.unknown("FunctionProto", number, wire),
+            }
+        }
+        let saved = std::mem::replace(&mut self.scopes, vec![Scope::default()]);
+        for name in inputs {
             let value = self.define(body, name, ValueDef::Input);
             self.model.graphs[body].inputs.push(ValueInfo {
                 value: Some(value),
                 ..ValueInfo::default()
             });
         }
-        self.nodes(body, f.node);
-        let outputs = f
-            .output
-            .into_iter()
-            .map(|name| ValueInfo {
-                value: Some(self.resolve(body, name, "function output")),
+        self.nodes(body, nodes)?;
+        for name in outputs {
+            let value = self.resolve(body, name, "function output");
+            self.model.graphs[body].outputs.push(ValueInfo {
+                value: Some(value),
                 ..ValueInfo::default()
-            })
-            .collect();
-        self.model.graphs[body].outputs = outputs;
-        let value_info = self.value_infos(body, f.value_info, "value_info");
+            });
+        }
+        let value_info = self.resolve_infos(body, value_info, "value_info");
         self.model.graphs[body].value_info = value_info;
-        let attribute_proto = f
-            .attribute_proto
-            .into_iter()
-            .map(|a| self.attribute(a, GraphOwner::Function(id), body, None))
-            .collect();
-        self.scopes = scopes;
-        self.model.function_arena.push(Function {
-            name: f.name,
-            domain: f.domain,
-            overload: f.overload,
-            body,
-            attribute: f.attribute,
-            attribute_proto,
-            doc_string: f.doc_string,
-            opset_import: f.opset_import.into_iter().map(opset).collect(),
-            metadata_props: pairs(f.metadata_props),
-        })
+        for (s, e) in attribute_proto {
+            let a = self.attribute(s, e, GraphOwner::Function(id), body, None)?;
+            function.attribute_proto.push(a);
+        }
+        self.scopes = saved;
+        self.leave();
+        Ok(self.model.function_arena.push(function))
     }
 
-    fn graph(&mut self, g: pb::GraphProto, owner: GraphOwner) -> GraphId {
+    fn graph(&mut self, start: usize, end: usize, owner: GraphOwner) -> Result<GraphId> {
+        self.enter()?;
         let id = self.model.graphs.push(Graph::new(owner));
-        self.scopes.push(HashMap::new());
+        let mut nodes = PendingNodes::default();
+        let mut inputs = Vec::new();
+        let mut outputs = Vec::new();
+        let mut value_info = Vec::new();
+        let mut initializers = Vec::new();
+        let mut sparse_initializers = Vec::new();
+        let mut fields = self.input.fields(start, end);
+        while let Some((number, wire)) = fields.next_field()? {
+            match (number, wire) {
+                (1, Wire::Len(s, e)) => self.pending_node(id, s, e, &mut nodes)?,
+                (2, Wire::Len(s, e)) => self.model.graphs[id].name = Some(self.string(s, e)?),
+                (5, Wire::Len(s, e)) => {
+                    self.enter()?;
+                    let (name, tensor) = self.tensor(s, e, true)?;
+                    self.leave();
+                    initializers.push((name, tensor));
+                }
+                (15, Wire::Len(s, e)) => {
+                    let (name, tensor) = self.sparse(s, e, true)?;
+                    sparse_initializers.push((name, tensor));
+                }
+                (10, Wire::Len(s, e)) => {
+                    self.model.graphs[id].doc_string = Some(self.string(s, e)?)
+                }
+                (11, Wire::Len(s, e)) => inputs.push(self.value_info(s, e)?),
+                (12, Wire::Len(s, e)) => outputs.push(self.value_info(s, e)?),
+                (13, Wire::Len(s, e)) => value_info.push(self.value_info(s, e)?),
+                (14, Wire::Len(s, e)) => {
+                    let a = self.annotation(s, e)?;
+                    self.model.graphs[id].quantization_annotation.push(a);
+                }
+                (16, Wire::Len(s, e)) => {
+                    let p = self.pair(s, e)?;
+                    self.model.graphs[id].metadata_props.push(p);
+                }
+                _ => self.unknown("GraphProto", number, wire),
+            }
+        }
 
-        let mut inputs = Vec::with_capacity(g.input.len());
-        for vi in g.input {
-            let value = vi.name.map(|n| self.define(id, n, ValueDef::Input));
-            inputs.push(value_info(
-                value,
-                vi.r#type,
-                vi.doc_string,
-                vi.metadata_props,
-            ));
+        self.scopes.push(Scope::default());
+        let mut graph_inputs = Vec::with_capacity(inputs.len());
+        for PendingInfo { name, mut info } in inputs {
+            info.value = name.map(|n| self.define(id, n, ValueDef::Input));
+            graph_inputs.push(info);
         }
-        let mut initializers = Vec::with_capacity(g.initializer.len());
-        for mut t in g.initializer {
-            let value = t.name.take().map(|n| self.define_initializer(id, n));
-            initializers.push(Initializer {
-                value,
-                tensor: tensor(t),
-            });
+        let mut graph_initializers = Vec::with_capacity(initializers.len());
+        for (name, tensor) in initializers {
+            let value = name.map(|n| self.define_initializer(id, n));
+            graph_initializers.push(Initializer { value, tensor });
         }
-        let mut sparse_initializers = Vec::with_capacity(g.sparse_initializer.len());
-        for mut s in g.sparse_initializer {
-            let value = s
-                .values
-                .as_mut()
-                .and_then(|v| v.name.take())
-                .map(|n| self.define_initializer(id, n));
-            sparse_initializers.push(SparseInitializer {
-                value,
-                tensor: sparse(s),
-            });
+        let mut graph_sparse = Vec::with_capacity(sparse_initializers.len());
+        for (name, tensor) in sparse_initializers {
+            let value = name.map(|n| self.define_initializer(id, n));
+            graph_sparse.push(SparseInitializer { value, tensor });
         }
         {
-            let graph = &mut self.model.graphs[id];
-            graph.name = g.name;
-            graph.doc_string = g.doc_string;
-            graph.inputs = inputs;
-            graph.initializers = initializers;
-            graph.sparse_initializers = sparse_initializers;
-            graph.quantization_annotation = g
-                .quantization_annotation
-                .into_iter()
-                .map(|a| TensorAnnotation {
-                    tensor_name: a.tensor_name,
-                    quant_parameter_tensor_names: pairs(a.quant_parameter_tensor_names),
-                })
-                .collect();
-            graph.metadata_props = pairs(g.metadata_props);
+            let g = &mut self.model.graphs[id];
+            g.inputs = graph_inputs;
+            g.initializers = graph_initializers;
+            g.sparse_initializers = graph_sparse;
         }
-        self.nodes(id, g.node);
-        let outputs = self.value_infos(id, g.output, "graph output");
-        let value_info = self.value_infos(id, g.value_info, "value_info");
-        let graph = &mut self.model.graphs[id];
-        graph.outputs = outputs;
-        graph.value_info = value_info;
-        self.scopes.pop();
-        id
+        self.nodes(id, nodes)?;
+        let outputs = self.resolve_infos(id, outputs, "graph output");
+        let value_info = self.resolve_infos(id, value_info, "value_info");
+        let g = &mut self.model.graphs[id];
+        g.outputs = outputs;
+        g.value_info = value_info;
+        let scope = self.scopes.pop();
+        if owner == GraphOwner::Model {
+            self.main_scope = scope;
+        }
+        self.leave();
+        Ok(id)
     }
 
-    /// Nodes of one graph: first every node and its outputs (so that subgraphs, and
-    /// nodes out of order, can refer to any name the graph defines), then their inputs
-    /// and attributes.
-    fn nodes(&mut self, graph: GraphId, nodes: Vec<pb::NodeProto>) {
-        let mut ids = Vec::with_capacity(nodes.len());
-        let mut rest = Vec::with_capacity(nodes.len());
-        for n in nodes {
-            let id = self.model.nodes.push(Node {
-                graph,
-                op_type: n.op_type,
-                domain: n.domain,
-                overload: n.overload,
-                name: n.name,
-                inputs: Vec::new(),
-                outputs: Vec::new(),
-                attributes: Vec::new(),
-                doc_string: n.doc_string,
-                metadata_props: pairs(n.metadata_props),
-                device_configurations: n
-                    .device_configurations
-                    .into_iter()
-                    .map(node_device_configuration)
-                    .collect(),
-            });
-            let outputs = n
-                .output
-                .into_iter()
-                .map(|name| {
-                    (!name.is_empty()).then(|| self.define(graph, name, ValueDef::Node(id)))
-                })
+    /// Defines every node's outputs (so subgraphs and out-of-order nodes can refer to
+    /// any name of the graph), then reads attributes and resolves inputs.
+    fn nodes(&mut self, graph: GraphId, pending: PendingNodes<'a>) -> Result<()> {
+        if let Some(scope) = self.scopes.last_mut() {
+            scope.reserve(pending.outputs.len());
+        }
+        self.model.values.reserve(pending.outputs.len());
+        let mut start = 0;
+        for &(id, _, outputs_end, _) in &pending.nodes {
+            let end = outputs_end as usize;
+            let outputs = pending.outputs[start..end]
+                .iter()
+                .map(|&name| (!name.is_empty()).then(|| self.define(graph, name, ValueDef::Node(id))))
                 .collect();
             self.model.nodes[id].outputs = outputs;
-            ids.push(id);
-            rest.push((n.input, n.attribute));
+            start = end;
         }
-        for (id, (inputs, attributes)) in ids.iter().copied().zip(rest) {
-            let attributes = attributes
-                .into_iter()
-                .map(|a| self.attribute(a, GraphOwner::Node(id), graph, Some(id)))
-                .collect();
-            let inputs = inputs
-                .into_iter()
-                .map(|name| (!name.is_empty()).then(|| self.resolve(graph, name, "node input")))
+        // Attributes are one message below the node, which is one below the graph.
+        self.enter()?;
+        let (mut inputs_start, mut attributes_start) = (0, 0);
+        for &(id, inputs_end, _, attributes_end) in &pending.nodes {
+            let (inputs_end, attributes_end) = (inputs_end as usize, attributes_end as usize);
+            let spans = &pending.attributes[attributes_start..attributes_end];
+            let mut attrs = Vec::with_capacity(spans.len());
+            for &(s, e) in spans {
+                attrs.push(self.attribute(s, e, GraphOwner::Node(id), graph, Some(id))?);
+            }
+            let inputs = pending.inputs[inputs_start..inputs_end]
+                .iter()
+                .map(|&name| (!name.is_empty()).then(|| self.resolve(graph, name, "node input")))
                 .collect();
             let node = &mut self.model.nodes[id];
-            node.attributes = attributes;
+            node.attributes = attrs;
             node.inputs = inputs;
+            (inputs_start, attributes_start) = (inputs_end, attributes_end);
         }
-        self.model.graphs[graph].nodes = ids;
+        self.leave();
+        self.model.graphs[graph].nodes = pending.nodes.iter().map(|n| n.0).collect();
+        Ok(())
     }
 
-    fn value_infos(
+    fn pending_node(
         &mut self,
         graph: GraphId,
-        infos: Vec<pb::ValueInfoProto>,
-        what: &str,
-    ) -> Vec<ValueInfo> {
+        start: usize,
+        end: usize,
+        pending: &mut PendingNodes<'a>,
+    ) -> Result<()> {
+        self.enter()?;
+        let mut node = Node {
+            graph,
+            op_type: None,
+            domain: None,
+            overload: None,
+            name: None,
+            inputs: Vec::new(),
+            outputs: Vec::new(),
+            attributes: Vec::new(),
+            doc_string: None,
+            metadata_props: Vec::new(),
+            device_configurations: Vec::new(),
+        };
+        let mut fields = self.input.fields(start, end);
+        while let Some((number, wire)) = fields.next_field()? {
+            match (number, wire) {
+                (1, Wire::Len(s, e)) => pending.inputs.push(self.str(s, e)?),
+                (2, Wire::Len(s, e)) => pending.outputs.push(self.str(s, e)?),
+                (3, Wire::Len(s, e)) => node.name = Some(self.string(s, e)?),
+                (4, Wire::Len(s, e)) => node.op_type = Some(self.string(s, e)?),
+                (7, Wire::Len(s, e)) => node.domain = Some(self.string(s, e)?),
+                (8, Wire::Len(s, e)) => node.overload = Some(self.string(s, e)?),
+                (5, Wire::Len(s, e)) => pending.attributes.push((s, e)),
+                (6, Wire::Len(s, e)) => node.doc_string = Some(self.string(s, e)?),
+                (9, Wire::Len(s, e)) => node.metadata_props.push(self.pair(s, e)?),
+                (10, Wire::Len(s, e)) => {
+                    node.device_configurations.push(self.node_device_configuration(s, e)?)
+                }
+                _ => self.unknown("NodeProto", number, wire),
+            }
+        }
+        self.leave();
+        let id = self.model.nodes.push(node);
+        let end = |v: usize| u32::try_from(v).unwrap_or(u32::MAX);
+        pending.nodes.push((
+            id,
+            end(pending.inputs.len()),
+            end(pending.outputs.len()),
+            end(pending.attributes.len()),
+        ));
+        Ok(())
+    }
+
+    fn resolve_infos(&mut self, graph: GraphId, infos: Vec<PendingInfo<'a>>, what: &str) -> Vec<ValueInfo> {
         infos
             .into_iter()
-            .map(|vi| {
-                let value = vi.name.map(|n| self.resolve(graph, n, what));
-                value_info(value, vi.r#type, vi.doc_string, vi.metadata_props)
+            .map(|PendingInfo { name, mut info }| {
+                info.value = name.map(|n| self.resolve(graph, n, what));
+                info
             })
             .collect()
     }
 
-    fn define(&mut self, graph: GraphId, name: String, def: ValueDef) -> ValueId {
+    fn define(&mut self, graph: GraphId, name: &'a str, def: ValueDef) -> ValueId {
         let id = self.model.values.push(Value {
-            name: name.clone(),
+            name: name.to_owned(),
             graph,
             def,
         });
-        let duplicate = self
-            .scopes
-            .last_mut()
-            .is_some_and(|scope| match scope.entry(name) {
+        let duplicate = self.scopes.last_mut().is_some_and(|scope| {
+            match scope.entry(name) {
                 std::collections::hash_map::Entry::Occupied(_) => true,
                 std::collections::hash_map::Entry::Vacant(slot) => {
                     slot.insert(id);
                     false
                 }
-            });
+            }
+        });
         if duplicate {
-            let name = &self.model.values[id].name;
-            let message = format!("{name:?} is defined more than once in this graph");
             self.report(
                 Severity::Warning,
                 "import.duplicate-name",
-                message,
+                format!("{name:?} is defined more than once in this graph"),
                 Location {
                     graph: Some(graph),
                     ..Location::default()
@@ -296,10 +463,10 @@ impl Importer {
         id
     }
 
-    /// An initializer defines its value, or (same name as a graph input) gives that
-    /// input a default.
-    fn define_initializer(&mut self, graph: GraphId, name: String) -> ValueId {
-        if let Some(&existing) = self.scopes.last().and_then(|s| s.get(&name))
+    /// An initializer defines its value or, named like a graph input, gives that input
+    /// a default.
+    fn define_initializer(&mut self, graph: GraphId, name: &'a str) -> ValueId {
+        if let Some(&existing) = self.scopes.last().and_then(|s| s.get(name))
             && self.model.values[existing].def == ValueDef::Input
         {
             return existing;
@@ -307,9 +474,9 @@ impl Importer {
         self.define(graph, name, ValueDef::Initializer)
     }
 
-    fn resolve(&mut self, graph: GraphId, name: String, what: &str) -> ValueId {
+    fn resolve(&mut self, graph: GraphId, name: &'a str, what: &str) -> ValueId {
         for scope in self.scopes.iter().rev() {
-            if let Some(&id) = scope.get(&name) {
+            if let Some(&id) = scope.get(name) {
                 return id;
             }
         }
@@ -323,7 +490,7 @@ impl Importer {
             },
         );
         let id = self.model.values.push(Value {
-            name: name.clone(),
+            name: name.to_owned(),
             graph,
             def: ValueDef::Undefined,
         });
@@ -335,277 +502,509 @@ impl Importer {
 
     fn attribute(
         &mut self,
-        a: pb::AttributeProto,
+        start: usize,
+        end: usize,
         owner: GraphOwner,
         graph: GraphId,
         node: Option<NodeId>,
-    ) -> Attribute {
-        let present = [
-            a.f.is_some(),
-            a.i.is_some(),
-            a.s.is_some(),
-            a.t.is_some(),
-            a.g.is_some(),
-            a.sparse_tensor.is_some(),
-            a.tp.is_some(),
-            !a.floats.is_empty(),
-            !a.ints.is_empty(),
-            !a.strings.is_empty(),
-            !a.tensors.is_empty(),
-            !a.graphs.is_empty(),
-            !a.sparse_tensors.is_empty(),
-            !a.type_protos.is_empty(),
-        ];
-        let count = present.iter().filter(|&&p| p).count();
-        let ty = a.r#type.and_then(AttrType::from_proto);
-        let well_formed = match (&a.ref_attr_name, ty) {
-            (Some(_), Some(_)) => count == 0,
-            (None, Some(t)) => {
-                let slot = match t {
-                    AttrType::Float => 0,
-                    AttrType::Int => 1,
-                    AttrType::String => 2,
-                    AttrType::Tensor => 3,
-                    AttrType::Graph => 4,
-                    AttrType::SparseTensor => 5,
-                    AttrType::TypeProto => 6,
-                    AttrType::Floats => 7,
-                    AttrType::Ints => 8,
-                    AttrType::Strings => 9,
-                    AttrType::Tensors => 10,
-                    AttrType::Graphs => 11,
-                    AttrType::SparseTensors => 12,
-                    AttrType::TypeProtos => 13,
-                };
-                // A list may be empty; a single value must be there.
-                (count == 1 && present[slot]) || (count == 0 && slot >= 7)
-            }
-            _ => false,
-        };
-        let name = a.name;
-        let doc_string = a.doc_string;
-        let sub = |this: &mut Self, g: pb::GraphProto| this.graph(g, owner);
-        let kind = match (well_formed, a.ref_attr_name, ty) {
-            (true, Some(r), Some(t)) => AttrKind::Ref { name: r, ty: t },
-            (true, None, Some(t)) => AttrKind::Value(match t {
-                AttrType::Float => AttrValue::Float(a.f.unwrap_or_default()),
-                AttrType::Int => AttrValue::Int(a.i.unwrap_or_default()),
-                AttrType::String => AttrValue::String(a.s.unwrap_or_default()),
-                AttrType::Tensor => AttrValue::Tensor(Box::new(tensor(a.t.unwrap_or_default()))),
-                AttrType::Graph => AttrValue::Graph(sub(self, a.g.unwrap_or_default())),
-                AttrType::SparseTensor => {
-                    AttrValue::SparseTensor(Box::new(sparse(a.sparse_tensor.unwrap_or_default())))
-                }
-                AttrType::TypeProto => AttrValue::TypeProto(ty_of(a.tp.unwrap_or_default())),
-                AttrType::Floats => AttrValue::Floats(a.floats),
-                AttrType::Ints => AttrValue::Ints(a.ints),
-                AttrType::Strings => AttrValue::Strings(a.strings),
-                AttrType::Tensors => {
-                    AttrValue::Tensors(a.tensors.into_iter().map(tensor).collect())
-                }
-                AttrType::Graphs => {
-                    AttrValue::Graphs(a.graphs.into_iter().map(|g| sub(self, g)).collect())
-                }
-                AttrType::SparseTensors => {
-                    AttrValue::SparseTensors(a.sparse_tensors.into_iter().map(sparse).collect())
-                }
-                AttrType::TypeProtos => {
-                    AttrValue::TypeProtos(a.type_protos.into_iter().map(ty_of).collect())
-                }
-            }),
-            (_, ref_attr_name, _) => {
-                let message = format!(
-                    "attribute {:?} is malformed (type {:?}, {count} value fields{}); it is kept as it is",
-                    name.as_deref().unwrap_or(""),
-                    a.r#type,
-                    if ref_attr_name.is_some() {
-                        ", with ref_attr_name"
-                    } else {
-                        ""
+    ) -> Result<Attribute> {
+        self.enter()?;
+        let mut name = None;
+        let mut doc_string = None;
+        let mut raw = RawAttribute::default();
+        let mut fields = self.input.fields(start, end);
+        while let Some((number, wire)) = fields.next_field()? {
+            match (number, wire) {
+                (1, Wire::Len(s, e)) => name = Some(self.string(s, e)?),
+                (21, Wire::Len(s, e)) => raw.ref_attr_name = Some(self.string(s, e)?),
+                (13, Wire::Len(s, e)) => doc_string = Some(self.string(s, e)?),
+                (20, Wire::Varint(v)) => raw.r#type = Some(v as i32),
+                (2, Wire::Fixed32(v)) => raw.f = Some(f32::from_bits(v)),
+                (3, Wire::Varint(v)) => raw.i = Some(v as i64),
+                (4, Wire::Len(s, e)) => raw.s = Some(self.input.bytes(s, e)),
+                (5, Wire::Len(s, e)) => {
+                    self.enter()?;
+                    let t = self.tensor(s, e, false)?.1;
+                    self.leave();
+                    if raw.t.replace(t).is_some() {
+                        self.unknown("AttributeProto (t given twice)", number, wire);
                     }
-                );
+                }
+                (6, Wire::Len(s, e)) => {
+                    let g = self.graph(s, e, owner)?;
+                    if raw.g.replace(g).is_some() {
+                        self.unknown("AttributeProto (g given twice)", number, wire);
+                    }
+                }
+                (22, Wire::Len(s, e)) => raw.sparse_tensor = Some(self.sparse(s, e, false)?.1),
+                (14, Wire::Len(s, e)) => raw.tp = Some(self.ty(s, e)?),
+                (7, w) if push_fixed32(&self.input, w, &mut raw.floats)? => {}
+                (8, w) if push_varints(&self.input, w, &mut raw.ints, |v| v as i64)? => {}
+                (9, Wire::Len(s, e)) => raw.strings.push(self.input.bytes(s, e)),
+                (10, Wire::Len(s, e)) => {
+                    self.enter()?;
+                    let t = self.tensor(s, e, false)?.1;
+                    self.leave();
+                    raw.tensors.push(t);
+                }
+                (11, Wire::Len(s, e)) => {
+                    let g = self.graph(s, e, owner)?;
+                    raw.graphs.push(g);
+                }
+                (23, Wire::Len(s, e)) => raw.sparse_tensors.push(self.sparse(s, e, false)?.1),
+                (15, Wire::Len(s, e)) => raw.type_protos.push(self.ty(s, e)?),
+                _ => self.unknown("AttributeProto", number, wire),
+            }
+        }
+        self.leave();
+        let kind = match classify(raw) {
+            Ok(kind) => kind,
+            Err(raw) => {
                 self.report(
                     Severity::Warning,
                     "import.malformed-attribute",
-                    message,
+                    format!(
+                        "attribute {:?} is malformed (type {:?}{}); it is kept as it is",
+                        name.as_deref().unwrap_or(""),
+                        raw.r#type,
+                        if raw.ref_attr_name.is_some() {
+                            ", with ref_attr_name"
+                        } else {
+                            ""
+                        }
+                    ),
                     Location {
                         graph: Some(graph),
                         node,
                         ..Location::default()
                     },
                 );
-                AttrKind::Raw(Box::new(RawAttribute {
-                    ref_attr_name,
-                    r#type: a.r#type,
-                    f: a.f,
-                    i: a.i,
-                    s: a.s,
-                    t: a.t.map(tensor),
-                    g: a.g.map(|g| sub(self, g)),
-                    sparse_tensor: a.sparse_tensor.map(sparse),
-                    tp: a.tp.map(ty_of),
-                    floats: a.floats,
-                    ints: a.ints,
-                    strings: a.strings,
-                    tensors: a.tensors.into_iter().map(tensor).collect(),
-                    graphs: a.graphs.into_iter().map(|g| sub(self, g)).collect(),
-                    sparse_tensors: a.sparse_tensors.into_iter().map(sparse).collect(),
-                    type_protos: a.type_protos.into_iter().map(ty_of).collect(),
-                }))
+                AttrKind::Raw(raw)
             }
         };
-        Attribute {
+        Ok(Attribute {
             name,
             doc_string,
             kind,
+        })
+    }
+
+    /// A tensor, and (for initializers) its name taken out to live on the value.
+    fn tensor(&mut self, start: usize, end: usize, take_name: bool) -> Result<(Option<&'a str>, Tensor)> {
+        let mut t = Tensor::default();
+        let mut name = None;
+        let mut fields = self.input.fields(start, end);
+        let input = &self.input;
+        while let Some((number, wire)) = fields.next_field()? {
+            match (number, wire) {
+                (1, w) if push_varints(input, w, &mut t.dims, |v| v as i64)? => {}
+                (2, Wire::Varint(v)) => t.data_type = Some(v as i32),
+                (3, Wire::Len(s, e)) => {
+                    let mut seg = Segment::default();
+                    let mut f = input.fields(s, e);
+                    while let Some((n, w)) = f.next_field()? {
+                        match (n, w) {
+                            (1, Wire::Varint(v)) => seg.begin = Some(v as i64),
+                            (2, Wire::Varint(v)) => seg.end = Some(v as i64),
+                            _ => self.model.unknown_fields.push(UnknownField {
+                                message: "TensorProto.Segment",
+                                field: n,
+                                wire_type: w.wire_type(),
+                            }),
+                        }
+                    }
+                    t.segment = Some(seg);
+                }
+                (4, w) if push_fixed32(input, w, &mut t.float_data)? => {}
+                (5, w) if push_varints(input, w, &mut t.int32_data, |v| v as i32)? => {}
+                (6, Wire::Len(s, e)) => t.string_data.push(input.bytes(s, e)),
+                (7, w) if push_varints(input, w, &mut t.int64_data, |v| v as i64)? => {}
+                (8, Wire::Len(s, e)) => name = Some(input.str(s, e, "a tensor name")?),
+                (12, Wire::Len(s, e)) => t.doc_string = Some(input.string(s, e, "a doc string")?),
+                (9, Wire::Len(s, e)) => t.raw_data = Some(input.bytes(s, e)),
+                (13, Wire::Len(s, e)) => t.external_data.push(pair(input, s, e, &mut self.model.unknown_fields)?),
+                (14, Wire::Varint(v)) => t.data_location = Some(v as i32),
+                (10, w) if push_fixed64(input, w, &mut t.double_data)? => {}
+                (11, w) if push_varints(input, w, &mut t.uint64_data, |v| v)? => {}
+                (16, Wire::Len(s, e)) => t.metadata_props.push(pair(input, s, e, &mut self.model.unknown_fields)?),
+                _ => self.model.unknown_fields.push(UnknownField {
+                    message: "TensorProto",
+                    field: number,
+                    wire_type: wire.wire_type(),
+                }),
+            }
+        }
+        if !take_name {
+            t.name = name.map(str::to_owned);
+        }
+        Ok((name.filter(|_| take_name), t))
+    }
+
+    fn sparse(&mut self, start: usize, end: usize, take_name: bool) -> Result<(Option<&'a str>, SparseTensor)> {
+        self.enter()?;
+        let mut st = SparseTensor::default();
+        let mut name = None;
+        let mut fields = self.input.fields(start, end);
+        while let Some((number, wire)) = fields.next_field()? {
+            match (number, wire) {
+                (1, Wire::Len(s, e)) => {
+                    self.enter()?;
+                    let (n, t) = self.tensor(s, e, take_name)?;
+                    self.leave();
+                    name = n;
+                    st.values = Some(t);
+                }
+                (2, Wire::Len(s, e)) => {
+                    self.enter()?;
+                    st.indices = Some(self.tensor(s, e, false)?.1);
+                    self.leave();
+                }
+                (3, w) if push_varints(&self.input, w, &mut st.dims, |v| v as i64)? => {}
+                _ => self.unknown("SparseTensorProto", number, wire),
+            }
+        }
+        self.leave();
+        Ok((name, st))
+    }
+
+    fn value_info(&mut self, start: usize, end: usize) -> Result<PendingInfo<'a>> {
+        self.enter()?;
+        let mut name = None;
+        let mut info = ValueInfo::default();
+        let mut fields = self.input.fields(start, end);
+        while let Some((number, wire)) = fields.next_field()? {
+            match (number, wire) {
+                (1, Wire::Len(s, e)) => name = Some(self.str(s, e)?),
+                (2, Wire::Len(s, e)) => info.ty = Some(self.ty(s, e)?),
+                (3, Wire::Len(s, e)) => info.doc_string = Some(self.string(s, e)?),
+                (4, Wire::Len(s, e)) => info.metadata_props.push(self.pair(s, e)?),
+                _ => self.unknown("ValueInfoProto", number, wire),
+            }
+        }
+        self.leave();
+        Ok(PendingInfo { name, info })
+    }
+
+    fn ty(&mut self, start: usize, end: usize) -> Result<Type> {
+        self.enter()?;
+        let mut t = Type::default();
+        let mut fields = self.input.fields(start, end);
+        while let Some((number, wire)) = fields.next_field()? {
+            match (number, wire) {
+                (1, Wire::Len(s, e)) => t.value = Some(TypeValue::Tensor(self.tensor_type(s, e)?)),
+                (8, Wire::Len(s, e)) => {
+                    t.value = Some(TypeValue::SparseTensor(self.tensor_type(s, e)?))
+                }
+                (4, Wire::Len(s, e)) => {
+                    t.value = Some(TypeValue::Sequence(self.elem_type(s, e, "TypeProto.Sequence")?))
+                }
+                (9, Wire::Len(s, e)) => {
+                    t.value = Some(TypeValue::Optional(self.elem_type(s, e, "TypeProto.Optional")?))
+                }
+                (5, Wire::Len(s, e)) => {
+                    self.enter()?;
+                    let mut key_type = None;
+                    let mut value_type = None;
+                    let mut f = self.input.fields(s, e);
+                    while let Some((n, w)) = f.next_field()? {
+                        match (n, w) {
+                            (1, Wire::Varint(v)) => key_type = Some(v as i32),
+                            (2, Wire::Len(s, e)) => value_type = Some(Box::new(self.ty(s, e)?)),
+                            _ => self.unknown("TypeProto.Map", n, w),
+                        }
+                    }
+                    self.leave();
+                    t.value = Some(TypeValue::Map { key_type, value_type });
+                }
+                (7, Wire::Len(s, e)) => {
+                    self.enter()?;
+                    let mut domain = None;
+                    let mut name = None;
+                    let mut f = self.input.fields(s, e);
+                    while let Some((n, w)) = f.next_field()? {
+                        match (n, w) {
+                            (1, Wire::Len(s, e)) => domain = Some(self.string(s, e)?),
+                            (2, Wire::Len(s, e)) => name = Some(self.string(s, e)?),
+                            _ => self.unknown("TypeProto.Opaque", n, w),
+                        }
+                    }
+                    self.leave();
+                    t.value = Some(TypeValue::Opaque { domain, name });
+                }
+                (6, Wire::Len(s, e)) => t.denotation = Some(self.string(s, e)?),
+                _ => self.unknown("TypeProto", number, wire),
+            }
+        }
+        self.leave();
+        Ok(t)
+    }
+
+    fn elem_type(&mut self, start: usize, end: usize, message: &'static str) -> Result<Option<Box<Type>>> {
+        self.enter()?;
+        let mut elem = None;
+        let mut f = self.input.fields(start, end);
+        while let Some((n, w)) = f.next_field()? {
+            match (n, w) {
+                (1, Wire::Len(s, e)) => elem = Some(Box::new(self.ty(s, e)?)),
+                _ => self.unknown(message, n, w),
+            }
+        }
+        self.leave();
+        Ok(elem)
+    }
+
+    fn tensor_type(&mut self, start: usize, end: usize) -> Result<TensorType> {
+        self.enter()?;
+        let mut t = TensorType::default();
+        let mut f = self.input.fields(start, end);
+        while let Some((n, w)) = f.next_field()? {
+            match (n, w) {
+                (1, Wire::Varint(v)) => t.elem_type = Some(v as i32),
+                (2, Wire::Len(s, e)) => t.shape = Some(self.shape(s, e)?),
+                _ => self.unknown("TypeProto.Tensor", n, w),
+            }
+        }
+        self.leave();
+        Ok(t)
+    }
+
+    fn shape(&mut self, start: usize, end: usize) -> Result<Shape> {
+        self.enter()?;
+        let mut shape = Shape::default();
+        let mut f = self.input.fields(start, end);
+        while let Some((n, w)) = f.next_field()? {
+            match (n, w) {
+                (1, Wire::Len(s, e)) => {
+                    let mut dim = Dim::default();
+                    let mut d = self.input.fields(s, e);
+                    while let Some((n, w)) = d.next_field()? {
+                        match (n, w) {
+                            (1, Wire::Varint(v)) => dim.value = Some(DimValue::Value(v as i64)),
+                            (2, Wire::Len(s, e)) => {
+                                dim.value = Some(DimValue::Param(self.string(s, e)?))
+                            }
+                            (3, Wire::Len(s, e)) => dim.denotation = Some(self.string(s, e)?),
+                            _ => self.unknown("TensorShapeProto.Dimension", n, w),
+                        }
+                    }
+                    shape.dims.push(dim);
+                }
+                _ => self.unknown("TensorShapeProto", n, w),
+            }
+        }
+        self.leave();
+        Ok(shape)
+    }
+
+    fn opset(&mut self, start: usize, end: usize) -> Result<OpsetId> {
+        let mut o = OpsetId::default();
+        let mut f = self.input.fields(start, end);
+        while let Some((n, w)) = f.next_field()? {
+            match (n, w) {
+                (1, Wire::Len(s, e)) => o.domain = Some(self.string(s, e)?),
+                (2, Wire::Varint(v)) => o.version = Some(v as i64),
+                _ => self.unknown("OperatorSetIdProto", n, w),
+            }
+        }
+        Ok(o)
+    }
+
+    fn pair(&mut self, start: usize, end: usize) -> Result<StringPair> {
+        pair(&self.input, start, end, &mut self.model.unknown_fields)
+    }
+
+    fn annotation(&mut self, start: usize, end: usize) -> Result<TensorAnnotation> {
+        let mut a = TensorAnnotation::default();
+        let mut f = self.input.fields(start, end);
+        while let Some((n, w)) = f.next_field()? {
+            match (n, w) {
+                (1, Wire::Len(s, e)) => a.tensor_name = Some(self.string(s, e)?),
+                (2, Wire::Len(s, e)) => a.quant_parameter_tensor_names.push(self.pair(s, e)?),
+                _ => self.unknown("TensorAnnotation", n, w),
+            }
+        }
+        Ok(a)
+    }
+
+    fn device_configuration(&mut self, start: usize, end: usize) -> Result<DeviceConfiguration> {
+        let mut c = DeviceConfiguration::default();
+        let mut f = self.input.fields(start, end);
+        while let Some((n, w)) = f.next_field()? {
+            match (n, w) {
+                (1, Wire::Len(s, e)) => c.name = Some(self.string(s, e)?),
+                (2, Wire::Varint(v)) => c.num_devices = Some(v as i32),
+                (3, Wire::Len(s, e)) => c.device.push(self.string(s, e)?),
+                _ => self.unknown("DeviceConfigurationProto", n, w),
+            }
+        }
+        Ok(c)
+    }
+
+    fn node_device_configuration(&mut self, start: usize, end: usize) -> Result<NodeDeviceConfiguration> {
+        self.enter()?;
+        let mut c = NodeDeviceConfiguration::default();
+        let mut f = self.input.fields(start, end);
+        while let Some((n, w)) = f.next_field()? {
+            match (n, w) {
+                (1, Wire::Len(s, e)) => c.configuration_id = Some(self.string(s, e)?),
+                (2, Wire::Len(s, e)) => c.sharding_spec.push(self.sharding_spec(s, e)?),
+                (3, Wire::Varint(v)) => c.pipeline_stage = Some(v as i32),
+                _ => self.unknown("NodeDeviceConfigurationProto", n, w),
+            }
+        }
+        self.leave();
+        Ok(c)
+    }
+
+    fn sharding_spec(&mut self, start: usize, end: usize) -> Result<ShardingSpec> {
+        self.enter()?;
+        let mut spec = ShardingSpec::default();
+        let mut f = self.input.fields(start, end);
+        while let Some((n, w)) = f.next_field()? {
+            match (n, w) {
+                (1, Wire::Len(s, e)) => spec.tensor_name = Some(self.string(s, e)?),
+                (2, w) if push_varints(&self.input, w, &mut spec.device, |v| v as i64)? => {}
+                (3, Wire::Len(s, e)) => {
+                    let mut entry = IntIntList::default();
+                    let mut g = self.input.fields(s, e);
+                    while let Some((n, w)) = g.next_field()? {
+                        match (n, w) {
+                            (1, Wire::Varint(v)) => entry.key = Some(v as i64),
+                            (2, w) if push_varints(&self.input, w, &mut entry.value, |v| v as i64)? => {}
+                            _ => self.unknown("IntIntListEntryProto", n, w),
+                        }
+                    }
+                    spec.index_to_device_group_map.push(entry);
+                }
+                (4, Wire::Len(s, e)) => {
+                    let mut dim = ShardedDim::default();
+                    let mut g = self.input.fields(s, e);
+                    while let Some((n, w)) = g.next_field()? {
+                        match (n, w) {
+                            (1, Wire::Varint(v)) => dim.axis = Some(v as i64),
+                            (2, Wire::Len(s, e)) => {
+                                let mut simple = SimpleShardedDim::default();
+                                let mut h = self.input.fields(s, e);
+                                while let Some((n, w)) = h.next_field()? {
+                                    match (n, w) {
+                                        (1, Wire::Varint(v)) => {
+                                            simple.dim = Some(DimValue::Value(v as i64))
+                                        }
+                                        (2, Wire::Len(s, e)) => {
+                                            simple.dim = Some(DimValue::Param(self.string(s, e)?))
+                                        }
+                                        (3, Wire::Varint(v)) => simple.num_shards = Some(v as i64),
+                                        _ => self.unknown("SimpleShardedDimProto", n, w),
+                                    }
+                                }
+                                dim.simple_sharding.push(simple);
+                            }
+                            _ => self.unknown("ShardedDimProto", n, w),
+                        }
+                    }
+                    spec.sharded_dim.push(dim);
+                }
+                _ => self.unknown("ShardingSpecProto", n, w),
+            }
+        }
+        self.leave();
+        Ok(spec)
+    }
+}
+
+fn pair(input: &Input<'_>, start: usize, end: usize, unknown: &mut Vec<UnknownField>) -> Result<StringPair> {
+    let mut p = StringPair::default();
+    let mut f = input.fields(start, end);
+    while let Some((n, w)) = f.next_field()? {
+        match (n, w) {
+            (1, Wire::Len(s, e)) => p.key = Some(input.string(s, e, "a key")?),
+            (2, Wire::Len(s, e)) => p.value = Some(input.string(s, e, "a value")?),
+            _ => unknown.push(UnknownField {
+                message: "StringStringEntryProto",
+                field: n,
+                wire_type: w.wire_type(),
+            }),
         }
     }
+    Ok(p)
 }
 
-fn value_info(
-    value: Option<ValueId>,
-    ty: Option<pb::TypeProto>,
-    doc_string: Option<String>,
-    metadata_props: Vec<pb::StringStringEntryProto>,
-) -> ValueInfo {
-    ValueInfo {
-        value,
-        ty: ty.map(ty_of),
-        doc_string,
-        metadata_props: pairs(metadata_props),
-    }
-}
-
-fn opset(o: pb::OperatorSetIdProto) -> OpsetId {
-    OpsetId {
-        domain: o.domain,
-        version: o.version,
-    }
-}
-
-fn pairs(p: Vec<pb::StringStringEntryProto>) -> Vec<StringPair> {
-    p.into_iter()
-        .map(|e| StringPair {
-            key: e.key,
-            value: e.value,
-        })
-        .collect()
-}
-
-pub(super) fn tensor(t: pb::TensorProto) -> Tensor {
-    Tensor {
-        dims: t.dims,
-        data_type: t.data_type,
-        segment: t.segment.map(|s| Segment {
-            begin: s.begin,
-            end: s.end,
-        }),
-        float_data: t.float_data,
-        int32_data: t.int32_data,
-        string_data: t.string_data,
-        int64_data: t.int64_data,
-        name: t.name,
-        doc_string: t.doc_string,
-        raw_data: t.raw_data,
-        external_data: pairs(t.external_data),
-        data_location: t.data_location,
-        double_data: t.double_data,
-        uint64_data: t.uint64_data,
-        metadata_props: pairs(t.metadata_props),
-    }
-}
-
-fn sparse(s: pb::SparseTensorProto) -> SparseTensor {
-    SparseTensor {
-        values: s.values.map(tensor),
-        indices: s.indices.map(tensor),
-        dims: s.dims,
-    }
-}
-
-fn shape(s: pb::TensorShapeProto) -> Shape {
-    use pb::tensor_shape_proto::dimension::Value as V;
-    Shape {
-        dims: s
-            .dim
-            .into_iter()
-            .map(|d| Dim {
-                value: d.value.map(|v| match v {
-                    V::DimValue(v) => DimValue::Value(v),
-                    V::DimParam(p) => DimValue::Param(p),
-                }),
-                denotation: d.denotation,
+/// A typed value or reference when the fields form one; the raw fields otherwise.
+fn classify(raw: RawAttribute) -> std::result::Result<AttrKind, Box<RawAttribute>> {
+    let present = [
+        raw.f.is_some(),
+        raw.i.is_some(),
+        raw.s.is_some(),
+        raw.t.is_some(),
+        raw.g.is_some(),
+        raw.sparse_tensor.is_some(),
+        raw.tp.is_some(),
+        !raw.floats.is_empty(),
+        !raw.ints.is_empty(),
+        !raw.strings.is_empty(),
+        !raw.tensors.is_empty(),
+        !raw.graphs.is_empty(),
+        !raw.sparse_tensors.is_empty(),
+        !raw.type_protos.is_empty(),
+    ];
+    let count = present.iter().filter(|&&p| p).count();
+    let Some(ty) = raw.r#type.and_then(AttrType::from_proto) else {
+        return Err(Box::new(raw));
+    };
+    let slot = match ty {
+        AttrType::Float => 0,
+        AttrType::Int => 1,
+        AttrType::String => 2,
+        AttrType::Tensor => 3,
+        AttrType::Graph => 4,
+        AttrType::SparseTensor => 5,
+        AttrType::TypeProto => 6,
+        AttrType::Floats => 7,
+        AttrType::Ints => 8,
+        AttrType::Strings => 9,
+        AttrType::Tensors => 10,
+        AttrType::Graphs => 11,
+        AttrType::SparseTensors => 12,
+        AttrType::TypeProtos => 13,
+    };
+    if let Some(name) = &raw.ref_attr_name {
+        return if count == 0 {
+            Ok(AttrKind::Ref {
+                name: name.clone(),
+                ty,
             })
-            .collect(),
+        } else {
+            Err(Box::new(raw))
+        };
     }
+    // A single value must be there; a list may be empty.
+    if !((count == 1 && present[slot]) || (count == 0 && slot >= 7)) {
+        return Err(Box::new(raw));
+    }
+    let r = raw;
+    let missing = || unreachable_value();
+    Ok(AttrKind::Value(match ty {
+        AttrType::Float => AttrValue::Float(r.f.unwrap_or_else(missing)),
+        AttrType::Int => AttrValue::Int(r.i.unwrap_or_default()),
+        AttrType::String => AttrValue::String(r.s.unwrap_or_default()),
+        AttrType::Tensor => AttrValue::Tensor(Box::new(r.t.unwrap_or_default())),
+        AttrType::Graph => match r.g {
+            Some(g) => AttrValue::Graph(g),
+            None => return Err(Box::new(r)),
+        },
+        AttrType::SparseTensor => AttrValue::SparseTensor(Box::new(r.sparse_tensor.unwrap_or_default())),
+        AttrType::TypeProto => AttrValue::TypeProto(r.tp.unwrap_or_default()),
+        AttrType::Floats => AttrValue::Floats(r.floats),
+        AttrType::Ints => AttrValue::Ints(r.ints),
+        AttrType::Strings => AttrValue::Strings(r.strings),
+        AttrType::Tensors => AttrValue::Tensors(r.tensors),
+        AttrType::Graphs => AttrValue::Graphs(r.graphs),
+        AttrType::SparseTensors => AttrValue::SparseTensors(r.sparse_tensors),
+        AttrType::TypeProtos => AttrValue::TypeProtos(r.type_protos),
+    }))
 }
 
-fn ty_of(t: pb::TypeProto) -> Type {
-    use pb::type_proto::Value as V;
-    let boxed = |t: Option<Box<pb::TypeProto>>| t.map(|t| Box::new(ty_of(*t)));
-    Type {
-        denotation: t.denotation,
-        value: t.value.map(|v| match v {
-            V::TensorType(t) => TypeValue::Tensor(TensorType {
-                elem_type: t.elem_type,
-                shape: t.shape.map(shape),
-            }),
-            V::SparseTensorType(t) => TypeValue::SparseTensor(TensorType {
-                elem_type: t.elem_type,
-                shape: t.shape.map(shape),
-            }),
-            V::SequenceType(s) => TypeValue::Sequence(boxed(s.elem_type)),
-            V::OptionalType(o) => TypeValue::Optional(boxed(o.elem_type)),
-            V::MapType(m) => TypeValue::Map {
-                key_type: m.key_type,
-                value_type: boxed(m.value_type),
-            },
-            V::OpaqueType(o) => TypeValue::Opaque {
-                domain: o.domain,
-                name: o.name,
-            },
-        }),
-    }
-}
-
-fn node_device_configuration(c: pb::NodeDeviceConfigurationProto) -> NodeDeviceConfiguration {
-    use pb::simple_sharded_dim_proto::Dim as D;
-    NodeDeviceConfiguration {
-        configuration_id: c.configuration_id,
-        pipeline_stage: c.pipeline_stage,
-        sharding_spec: c
-            .sharding_spec
-            .into_iter()
-            .map(|s| ShardingSpec {
-                tensor_name: s.tensor_name,
-                device: s.device,
-                index_to_device_group_map: s
-                    .index_to_device_group_map
-                    .into_iter()
-                    .map(|e| IntIntList {
-                        key: e.key,
-                        value: e.value,
-                    })
-                    .collect(),
-                sharded_dim: s
-                    .sharded_dim
-                    .into_iter()
-                    .map(|d| ShardedDim {
-                        axis: d.axis,
-                        simple_sharding: d
-                            .simple_sharding
-                            .into_iter()
-                            .map(|s| SimpleShardedDim {
-                                dim: s.dim.map(|d| match d {
-                                    D::DimValue(v) => DimValue::Value(v),
-                                    D::DimParam(p) => DimValue::Param(p),
-                                }),
-                                num_shards: s.num_shards,
-                            })
-                            .collect(),
-                    })
-                    .collect(),
-            })
-            .collect(),
-    }
+/// The presence check above guarantees the value field is set.
+fn unreachable_value() -> f32 {
+    0.0
 }

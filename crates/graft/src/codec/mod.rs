@@ -1,14 +1,15 @@
 //! The ONNX protobuf codec: the only place that sees the generated prost types.
 //!
-//! [`import`] decodes bytes into the IR (tensor payloads stay slices of the input
-//! buffer) and reports what it found odd; [`export`] encodes the IR back. A model that
+//! [`import`] decodes the wire format straight into the IR (tensor payloads stay slices
+//! of the input buffer) and reports what it found odd, including fields the vendored
+//! onnx.proto does not declare; [`export`] encodes the IR back through the prost types
+//! generated from that onnx.proto. A model that
 //! is imported and not edited exports to a model equal to the input.
 
 mod export;
 mod import;
-mod known_fields;
 mod proto;
-mod unknown;
+mod wire;
 
 use bytes::Bytes;
 use prost::Message as _;
@@ -48,14 +49,14 @@ pub enum ExportError {
 /// Decodes an ONNX model. Never panics; a buffer that is not a model is an error, and a
 /// model with odd content imports with diagnostics.
 pub fn import(bytes: Bytes) -> Result<Imported, ImportError> {
-    let proto =
-        proto::ModelProto::decode(bytes.clone()).map_err(|e| ImportError::Decode(e.to_string()))?;
-    if proto.graph.is_none() && proto.functions.is_empty() && proto.ir_version.is_none() {
-        return Err(ImportError::NotAModel);
-    }
-    let unknown = unknown::scan(&bytes);
-    let (mut model, mut diagnostics) = import::Importer::new().model(proto);
-    for u in &unknown {
+    let (model, mut diagnostics) = match import::decode(&bytes) {
+        Ok(decoded) => decoded,
+        Err(wire::DecodeError(message)) if message == "NOT_A_MODEL" => {
+            return Err(ImportError::NotAModel);
+        }
+        Err(wire::DecodeError(message)) => return Err(ImportError::Decode(message)),
+    };
+    for u in &model.unknown_fields {
         diagnostics.push(Diagnostic::new(
             Severity::Warning,
             "import.unknown-field",
@@ -66,7 +67,6 @@ pub fn import(bytes: Bytes) -> Result<Imported, ImportError> {
             String::new(),
         ));
     }
-    model.unknown_fields = unknown;
     Ok(Imported { model, diagnostics })
 }
 

@@ -82,6 +82,10 @@ impl<I: ArenaId, T> Arena<I, T> {
         id
     }
 
+    pub fn reserve(&mut self, additional: usize) {
+        self.items.reserve(additional);
+    }
+
     pub fn get(&self, id: I) -> Option<&T> {
         self.items.get(id.index())
     }

@@ -1,0 +1,242 @@
+#!/usr/bin/env python3
+"""Write the example models bundled with the Graft app.
+
+usage: make_examples.py OUT_DIR
+
+  OUT_DIR/functions_and_control_flow.onnx  a small, readable model with a local function
+      whose attribute has a default, calls to it, an If whose two branches read outer
+      values, doc strings and metadata
+  OUT_DIR/mlp.onnx  a tiny MLP (4 -> 16 -> 16 -> 3) with seeded weights
+
+The bytes are deterministic (fixed seed; weights rounded to multiples of 1/64, which
+float32 holds exactly). Each model is checked with onnx.checker.check_model(full_check=True)
+and run in onnxruntime against a NumPy reference before it is written.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import onnx
+import onnxruntime as ort
+from onnx import TensorProto, helper, numpy_helper
+
+PRODUCER = "graft-examples"
+PRODUCER_VERSION = "1"
+DOMAIN = "graft.examples"
+OPSET = 18
+IR_VERSION = 10
+F = TensorProto.FLOAT
+
+
+def _weights(rng: np.random.Generator, shape, scale: float) -> np.ndarray:
+    w = rng.standard_normal(shape) * scale
+    return (np.round(w * 64) / 64 + 0.0).astype(np.float32)  # + 0.0 turns -0.0 into 0.0
+
+
+def _meta(model: onnx.ModelProto, description: str) -> None:
+    for k, v in [("author", PRODUCER), ("description", description), ("license", "CC0-1.0")]:
+        e = model.metadata_props.add()
+        e.key, e.value = k, v
+
+
+def _node(op, inputs, outputs, name, doc, **attrs):
+    return helper.make_node(op, inputs, outputs, name=name, doc_string=doc, **attrs)
+
+
+# --------------------------------------------------------------------------------------
+
+
+def scaled_tanh_function() -> onnx.FunctionProto:
+    """ScaledTanh<alpha = 1.0>(X) = tanh(alpha * X) / alpha"""
+    const = helper.make_node("Constant", [], ["alpha_value"], name="alpha",
+                             doc_string="the alpha attribute as a tensor")
+    const.attribute.append(helper.make_attribute_ref("value_float", onnx.AttributeProto.FLOAT,
+                                                     ref_attr_name="alpha"))
+    return helper.make_function(
+        DOMAIN, "ScaledTanh", ["X"], ["Y"],
+        [
+            const,
+            helper.make_node("Mul", ["X", "alpha_value"], ["scaled"], name="scale"),
+            helper.make_node("Tanh", ["scaled"], ["squashed"], name="tanh"),
+            helper.make_node("Div", ["squashed", "alpha_value"], ["Y"], name="unscale"),
+        ],
+        [helper.make_opsetid("", OPSET)],
+        attribute_protos=[helper.make_attribute("alpha", 1.0, doc_string="steepness; defaults to 1.0")],
+        doc_string="tanh(alpha * X) / alpha: a tanh that keeps slope 1 at the origin.",
+    )
+
+
+def functions_and_control_flow() -> tuple[onnx.ModelProto, callable]:
+    rng = np.random.default_rng(2024)
+    W1, b1 = _weights(rng, (8, 16), 0.35), _weights(rng, (16,), 0.1)
+    W2, b2 = _weights(rng, (16, 8), 0.25), _weights(rng, (8,), 0.1)
+    W3, b3 = _weights(rng, (8, 3), 0.35), _weights(rng, (3,), 0.1)
+    gain = np.array(1.5, np.float32)
+    zero = np.array(0.0, np.float32)
+    inits = [numpy_helper.from_array(a, n) for a, n in [
+        (W1, "fc1.weight"), (b1, "fc1.bias"), (W2, "fc2.weight"), (b2, "fc2.bias"),
+        (W3, "head.weight"), (b3, "head.bias"), (gain, "gate.gain"), (zero, "zero"),
+    ]]
+    inits[6].doc_string = "gain applied in the positive branch"
+
+    then_branch = helper.make_graph(
+        [
+            _node("Mul", ["residual", "gate.gain"], ["amplified"], "then/amplify",
+                  "reads 'residual' and 'gate.gain' from the outer graph"),
+            _node("Relu", ["amplified"], ["then_out"], "then/relu", "keep the positive part"),
+        ],
+        "positive_branch", [], [helper.make_tensor_value_info("then_out", F, ["batch", 8])],
+        doc_string="taken when the mean activation is positive",
+    )
+    else_branch = helper.make_graph(
+        [
+            _node("Sub", ["residual", "mean"], ["centered"], "else/center",
+                  "reads 'residual' and 'mean' from the outer graph"),
+            _node("Tanh", ["centered"], ["else_out"], "else/tanh", "squash the centered values"),
+        ],
+        "negative_branch", [], [helper.make_tensor_value_info("else_out", F, ["batch", 8])],
+        doc_string="taken otherwise",
+    )
+    nodes = [
+        _node("MatMul", ["x", "fc1.weight"], ["fc1.mm"], "fc1/MatMul", "first projection 8 -> 16"),
+        _node("Add", ["fc1.mm", "fc1.bias"], ["fc1.out"], "fc1/Add", "bias"),
+        helper.make_node("ScaledTanh", ["fc1.out"], ["act1"], name="act1", domain=DOMAIN, alpha=0.5,
+                         doc_string="call with alpha = 0.5"),
+        _node("MatMul", ["act1", "fc2.weight"], ["fc2.mm"], "fc2/MatMul", "second projection 16 -> 8"),
+        _node("Add", ["fc2.mm", "fc2.bias"], ["fc2.out"], "fc2/Add", "bias"),
+        _node("Add", ["x", "fc2.out"], ["residual"], "residual", "skip connection"),
+        _node("ReduceMean", ["residual"], ["mean"], "gate/mean", "mean over everything", keepdims=0),
+        _node("Greater", ["mean", "zero"], ["is_positive"], "gate/compare", "scalar condition"),
+        _node("If", ["is_positive"], ["gated"], "gate/if", "choose a branch on the sign of the mean",
+              then_branch=then_branch, else_branch=else_branch),
+        _node("Cast", ["is_positive"], ["gate"], "gate/cast", "which branch ran, as 0.0 or 1.0", to=F),
+        helper.make_node("ScaledTanh", ["gated"], ["act2"], name="act2", domain=DOMAIN,
+                         doc_string="call with the default alpha"),
+        _node("MatMul", ["act2", "head.weight"], ["head.mm"], "head/MatMul", "classifier 8 -> 3"),
+        _node("Add", ["head.mm", "head.bias"], ["logits"], "head/Add", "bias"),
+        _node("Softmax", ["logits"], ["probs"], "head/Softmax", "class probabilities", axis=-1),
+    ]
+    graph = helper.make_graph(
+        nodes, "gated_residual_block",
+        [helper.make_tensor_value_info("x", F, ["batch", 8], doc_string="8 input features")],
+        [helper.make_tensor_value_info("probs", F, ["batch", 3], doc_string="probabilities of 3 classes"),
+         helper.make_tensor_value_info("gate", F, [], doc_string="1.0 if the positive branch ran")],
+        initializer=inits,
+        doc_string="A residual block whose output goes through one of two branches, then a classifier.",
+    )
+    model = helper.make_model(
+        graph, opset_imports=[helper.make_opsetid("", OPSET), helper.make_opsetid(DOMAIN, 1)],
+        functions=[scaled_tanh_function()], producer_name=PRODUCER, producer_version=PRODUCER_VERSION,
+        doc_string="Example: a local function with an attribute default, and an If reading outer values.",
+        model_version=1, domain="org.graft.examples",
+    )
+    model.ir_version = IR_VERSION
+    _meta(model, "gated residual block with a local function and an If")
+
+    def st(v, alpha=1.0):
+        return np.tanh(alpha * v) / alpha
+
+    def reference(x: np.ndarray):
+        residual = x + (st(x @ W1 + b1, 0.5) @ W2 + b2)
+        mean = residual.mean()
+        pos = mean > 0
+        gated = np.maximum(residual * gain, 0) if pos else np.tanh(residual - mean)
+        logits = st(gated) @ W3 + b3
+        e = np.exp(logits - logits.max(axis=-1, keepdims=True))
+        return [e / e.sum(axis=-1, keepdims=True), np.array(float(pos), np.float32)]
+
+    return model, reference
+
+
+def mlp() -> tuple[onnx.ModelProto, callable]:
+    rng = np.random.default_rng(7)
+    sizes = [4, 16, 16, 3]
+    params = []
+    nodes = []
+    inits = []
+    cur = "x"
+    for i, (n_in, n_out) in enumerate(zip(sizes, sizes[1:])):
+        W = _weights(rng, (n_in, n_out), (2.0 / n_in) ** 0.5)
+        b = _weights(rng, (n_out,), 0.1)
+        params.append((W, b))
+        inits += [numpy_helper.from_array(W, f"layer{i}.weight"), numpy_helper.from_array(b, f"layer{i}.bias")]
+        last = i == len(sizes) - 2
+        out = "logits" if last else f"layer{i}.linear"
+        nodes.append(_node("Gemm", [cur, f"layer{i}.weight", f"layer{i}.bias"], [out], f"layer{i}/Gemm",
+                           f"linear {n_in} -> {n_out}"))
+        if not last:
+            nodes.append(_node("Relu", [out], [f"layer{i}.out"], f"layer{i}/Relu", "activation"))
+            cur = f"layer{i}.out"
+    nodes.append(_node("Softmax", ["logits"], ["probs"], "Softmax", "class probabilities", axis=-1))
+    graph = helper.make_graph(
+        nodes, "mlp",
+        [helper.make_tensor_value_info("x", F, ["batch", 4], doc_string="4 input features")],
+        [helper.make_tensor_value_info("probs", F, ["batch", 3], doc_string="probabilities of 3 classes")],
+        initializer=inits, doc_string="A tiny multi-layer perceptron, 4 -> 16 -> 16 -> 3.",
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)], producer_name=PRODUCER,
+                              producer_version=PRODUCER_VERSION, doc_string="Example: a tiny MLP with seeded weights.",
+                              model_version=1)
+    model.ir_version = IR_VERSION
+    _meta(model, "tiny MLP with seeded weights")
+
+    def reference(x: np.ndarray):
+        h = x
+        for i, (W, b) in enumerate(params):
+            h = h @ W + b
+            if i < len(params) - 1:
+                h = np.maximum(h, 0)
+        e = np.exp(h - h.max(axis=-1, keepdims=True))
+        return [e / e.sum(axis=-1, keepdims=True)]
+
+    return model, reference
+
+
+def verify(name: str, model: onnx.ModelProto, reference, inputs: list[np.ndarray]) -> None:
+    onnx.checker.check_model(model, full_check=True)
+    sess = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    for x in inputs:
+        got = sess.run(None, {"x": x})
+        want = reference(x.astype(np.float64))
+        assert len(got) == len(want), name
+        for g, w in zip(got, want):
+            assert g.shape == np.shape(w), (name, g.shape, np.shape(w))
+            assert np.allclose(g, w, rtol=1e-4, atol=1e-5), (name, g, w)
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) != 1:
+        print("usage: make_examples.py OUT_DIR", file=sys.stderr)
+        return 2
+    out = Path(argv[0])
+    out.mkdir(parents=True, exist_ok=True)
+
+    model, ref = functions_and_control_flow()
+    xs = [np.full((1, 8), 1.0, np.float32), np.full((1, 8), -1.0, np.float32),
+          (np.arange(16, dtype=np.float32).reshape(2, 8) - 8) / 4]
+    verify("functions_and_control_flow", model, ref, xs)
+    gates = {float(ref(x.astype(np.float64))[1]) for x in xs}
+    assert gates == {0.0, 1.0}, f"the inputs must take both If branches, got {gates}"
+    assert len(model.graph.node) + sum(len(a.g.node) for n in model.graph.node for a in n.attribute
+                                       if a.type == onnx.AttributeProto.GRAPH) + len(model.functions[0].node) >= 20
+
+    mlp_model, mlp_ref = mlp()
+    verify("mlp", mlp_model, mlp_ref, [np.array([[0.5, -1.0, 2.0, 0.25]], np.float32),
+                                       np.linspace(-2, 2, 12, dtype=np.float32).reshape(3, 4)])
+
+    for name, m in [("functions_and_control_flow.onnx", model), ("mlp.onnx", mlp_model)]:
+        data = m.SerializeToString()
+        path = out / name
+        if path.exists() and path.read_bytes() == data:
+            print(f"{path}: unchanged ({len(data)} bytes)")
+        else:
+            path.write_bytes(data)
+            print(f"{path}: written ({len(data)} bytes)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
