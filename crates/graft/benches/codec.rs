@@ -1,6 +1,6 @@
 //! Import and export of the large generated models (`cargo xtask bench`, which also
 //! measures Python onnx on the same files). Each figure includes the file I/O, as
-//! `onnx.load` / `onnx.save` do.
+//! `onnx.load` / `onnx.save` do; files are opened the way the CLI opens them (mapped).
 
 use std::path::PathBuf;
 
@@ -16,6 +16,13 @@ fn corpus() -> Option<PathBuf> {
     dir.join(".complete").exists().then_some(dir)
 }
 
+fn map(path: &std::path::Path) -> Option<Bytes> {
+    let file = std::fs::File::open(path).ok()?;
+    // SAFETY: read-only mapping of a corpus file nothing writes during the benchmark.
+    let map = unsafe { memmap2::Mmap::map(&file) }.ok()?;
+    Some(Bytes::from_owner(map))
+}
+
 fn codec(c: &mut Criterion) {
     let Some(dir) = corpus() else {
         eprintln!("no corpus: run `cargo xtask corpus` (or `cargo xtask bench`)");
@@ -25,19 +32,18 @@ fn codec(c: &mut Criterion) {
     group.sample_size(10);
     for name in ["large_10k", "large_50k"] {
         let path = dir.join(format!("generated/{name}.onnx"));
-        let Ok(bytes) = std::fs::read(&path) else {
+        let Some(bytes) = map(&path) else {
             eprintln!("missing {}", path.display());
             continue;
         };
         group.bench_function(format!("import/{name}"), |b| {
             b.iter(|| {
-                let bytes = std::fs::read(&path).map(Bytes::from).ok();
-                bytes
+                map(&path)
                     .and_then(|b| graft::import(b).ok())
                     .map(|i| i.model.nodes.len())
             })
         });
-        let model = match graft::import(Bytes::from(bytes)) {
+        let model = match graft::import(bytes) {
             Ok(i) => i.model,
             Err(e) => {
                 eprintln!("{}: {e}", path.display());

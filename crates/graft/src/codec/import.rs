@@ -13,8 +13,7 @@
 use std::collections::HashMap;
 
 use super::wire::{
-    push_fixed32, push_fixed64, push_varints, DecodeError, FxBuild, Input, Result, Wire,
-    MAX_DEPTH,
+    DecodeError, FxBuild, Input, MAX_DEPTH, Result, Wire, push_fixed32, push_fixed64, push_varints,
 };
 use crate::diag::{Diagnostic, Location, Severity};
 use crate::ir::*;
@@ -63,9 +62,7 @@ pub(super) fn decode(bytes: &bytes::Bytes) -> Result<(Model, Vec<Diagnostic>)> {
         pending: Vec::new(),
     };
     importer.model(0, bytes.len())?;
-    let Importer {
-        model, pending, ..
-    } = importer;
+    let Importer { model, pending, .. } = importer;
     let diagnostics = pending
         .into_iter()
         .map(|(severity, code, message, location)| {
@@ -344,7 +341,9 @@ impl<'a> Importer<'a> {
             let end = outputs_end as usize;
             let outputs = pending.outputs[start..end]
                 .iter()
-                .map(|&name| (!name.is_empty()).then(|| self.define(graph, name, ValueDef::Node(id))))
+                .map(|&name| {
+                    (!name.is_empty()).then(|| self.define(graph, name, ValueDef::Node(id)))
+                })
                 .collect();
             self.model.nodes[id].outputs = outputs;
             start = end;
@@ -406,9 +405,9 @@ impl<'a> Importer<'a> {
                 (5, Wire::Len(s, e)) => pending.attributes.push((s, e)),
                 (6, Wire::Len(s, e)) => node.doc_string = Some(self.string(s, e)?),
                 (9, Wire::Len(s, e)) => node.metadata_props.push(self.pair(s, e)?),
-                (10, Wire::Len(s, e)) => {
-                    node.device_configurations.push(self.node_device_configuration(s, e)?)
-                }
+                (10, Wire::Len(s, e)) => node
+                    .device_configurations
+                    .push(self.node_device_configuration(s, e)?),
                 _ => self.unknown("NodeProto", number, wire),
             }
         }
@@ -424,7 +423,12 @@ impl<'a> Importer<'a> {
         Ok(())
     }
 
-    fn resolve_infos(&mut self, graph: GraphId, infos: Vec<PendingInfo<'a>>, what: &str) -> Vec<ValueInfo> {
+    fn resolve_infos(
+        &mut self,
+        graph: GraphId,
+        infos: Vec<PendingInfo<'a>>,
+        what: &str,
+    ) -> Vec<ValueInfo> {
         infos
             .into_iter()
             .map(|PendingInfo { name, mut info }| {
@@ -440,15 +444,16 @@ impl<'a> Importer<'a> {
             graph,
             def,
         });
-        let duplicate = self.scopes.last_mut().is_some_and(|scope| {
-            match scope.entry(name) {
+        let duplicate = self
+            .scopes
+            .last_mut()
+            .is_some_and(|scope| match scope.entry(name) {
                 std::collections::hash_map::Entry::Occupied(_) => true,
                 std::collections::hash_map::Entry::Vacant(slot) => {
                     slot.insert(id);
                     false
                 }
-            }
-        });
+            });
         if duplicate {
             self.report(
                 Severity::Warning,
@@ -590,7 +595,12 @@ impl<'a> Importer<'a> {
     }
 
     /// A tensor, and (for initializers) its name taken out to live on the value.
-    fn tensor(&mut self, start: usize, end: usize, take_name: bool) -> Result<(Option<&'a str>, Tensor)> {
+    fn tensor(
+        &mut self,
+        start: usize,
+        end: usize,
+        take_name: bool,
+    ) -> Result<(Option<&'a str>, Tensor)> {
         let mut t = Tensor::default();
         let mut name = None;
         let mut fields = self.input.fields(start, end);
@@ -622,11 +632,17 @@ impl<'a> Importer<'a> {
                 (8, Wire::Len(s, e)) => name = Some(input.str(s, e, "a tensor name")?),
                 (12, Wire::Len(s, e)) => t.doc_string = Some(input.string(s, e, "a doc string")?),
                 (9, Wire::Len(s, e)) => t.raw_data = Some(input.bytes(s, e)),
-                (13, Wire::Len(s, e)) => t.external_data.push(pair(input, s, e, &mut self.model.unknown_fields)?),
+                (13, Wire::Len(s, e)) => {
+                    t.external_data
+                        .push(pair(input, s, e, &mut self.model.unknown_fields)?)
+                }
                 (14, Wire::Varint(v)) => t.data_location = Some(v as i32),
                 (10, w) if push_fixed64(input, w, &mut t.double_data)? => {}
                 (11, w) if push_varints(input, w, &mut t.uint64_data, |v| v)? => {}
-                (16, Wire::Len(s, e)) => t.metadata_props.push(pair(input, s, e, &mut self.model.unknown_fields)?),
+                (16, Wire::Len(s, e)) => {
+                    t.metadata_props
+                        .push(pair(input, s, e, &mut self.model.unknown_fields)?)
+                }
                 _ => self.model.unknown_fields.push(UnknownField {
                     message: "TensorProto",
                     field: number,
@@ -640,7 +656,12 @@ impl<'a> Importer<'a> {
         Ok((name.filter(|_| take_name), t))
     }
 
-    fn sparse(&mut self, start: usize, end: usize, take_name: bool) -> Result<(Option<&'a str>, SparseTensor)> {
+    fn sparse(
+        &mut self,
+        start: usize,
+        end: usize,
+        take_name: bool,
+    ) -> Result<(Option<&'a str>, SparseTensor)> {
         self.enter()?;
         let mut st = SparseTensor::default();
         let mut name = None;
@@ -696,10 +717,18 @@ impl<'a> Importer<'a> {
                     t.value = Some(TypeValue::SparseTensor(self.tensor_type(s, e)?))
                 }
                 (4, Wire::Len(s, e)) => {
-                    t.value = Some(TypeValue::Sequence(self.elem_type(s, e, "TypeProto.Sequence")?))
+                    t.value = Some(TypeValue::Sequence(self.elem_type(
+                        s,
+                        e,
+                        "TypeProto.Sequence",
+                    )?))
                 }
                 (9, Wire::Len(s, e)) => {
-                    t.value = Some(TypeValue::Optional(self.elem_type(s, e, "TypeProto.Optional")?))
+                    t.value = Some(TypeValue::Optional(self.elem_type(
+                        s,
+                        e,
+                        "TypeProto.Optional",
+                    )?))
                 }
                 (5, Wire::Len(s, e)) => {
                     self.enter()?;
@@ -714,7 +743,10 @@ impl<'a> Importer<'a> {
                         }
                     }
                     self.leave();
-                    t.value = Some(TypeValue::Map { key_type, value_type });
+                    t.value = Some(TypeValue::Map {
+                        key_type,
+                        value_type,
+                    });
                 }
                 (7, Wire::Len(s, e)) => {
                     self.enter()?;
@@ -739,7 +771,12 @@ impl<'a> Importer<'a> {
         Ok(t)
     }
 
-    fn elem_type(&mut self, start: usize, end: usize, message: &'static str) -> Result<Option<Box<Type>>> {
+    fn elem_type(
+        &mut self,
+        start: usize,
+        end: usize,
+        message: &'static str,
+    ) -> Result<Option<Box<Type>>> {
         self.enter()?;
         let mut elem = None;
         let mut f = self.input.fields(start, end);
@@ -840,7 +877,11 @@ impl<'a> Importer<'a> {
         Ok(c)
     }
 
-    fn node_device_configuration(&mut self, start: usize, end: usize) -> Result<NodeDeviceConfiguration> {
+    fn node_device_configuration(
+        &mut self,
+        start: usize,
+        end: usize,
+    ) -> Result<NodeDeviceConfiguration> {
         self.enter()?;
         let mut c = NodeDeviceConfiguration::default();
         let mut f = self.input.fields(start, end);
@@ -870,7 +911,10 @@ impl<'a> Importer<'a> {
                     while let Some((n, w)) = g.next_field()? {
                         match (n, w) {
                             (1, Wire::Varint(v)) => entry.key = Some(v as i64),
-                            (2, w) if push_varints(&self.input, w, &mut entry.value, |v| v as i64)? => {}
+                            (2, w)
+                                if push_varints(&self.input, w, &mut entry.value, |v| {
+                                    v as i64
+                                })? => {}
                             _ => self.unknown("IntIntListEntryProto", n, w),
                         }
                     }
@@ -912,7 +956,12 @@ impl<'a> Importer<'a> {
     }
 }
 
-fn pair(input: &Input<'_>, start: usize, end: usize, unknown: &mut Vec<UnknownField>) -> Result<StringPair> {
+fn pair(
+    input: &Input<'_>,
+    start: usize,
+    end: usize,
+    unknown: &mut Vec<UnknownField>,
+) -> Result<StringPair> {
     let mut p = StringPair::default();
     let mut f = input.fields(start, end);
     while let Some((n, w)) = f.next_field()? {
@@ -981,10 +1030,10 @@ fn classify(raw: RawAttribute) -> std::result::Result<AttrKind, Box<RawAttribute
     if !((count == 1 && present[slot]) || (count == 0 && slot >= 7)) {
         return Err(Box::new(raw));
     }
+    // The presence check above guarantees the value field is set.
     let r = raw;
-    let missing = || unreachable_value();
     Ok(AttrKind::Value(match ty {
-        AttrType::Float => AttrValue::Float(r.f.unwrap_or_else(missing)),
+        AttrType::Float => AttrValue::Float(r.f.unwrap_or_default()),
         AttrType::Int => AttrValue::Int(r.i.unwrap_or_default()),
         AttrType::String => AttrValue::String(r.s.unwrap_or_default()),
         AttrType::Tensor => AttrValue::Tensor(Box::new(r.t.unwrap_or_default())),
@@ -992,7 +1041,9 @@ fn classify(raw: RawAttribute) -> std::result::Result<AttrKind, Box<RawAttribute
             Some(g) => AttrValue::Graph(g),
             None => return Err(Box::new(r)),
         },
-        AttrType::SparseTensor => AttrValue::SparseTensor(Box::new(r.sparse_tensor.unwrap_or_default())),
+        AttrType::SparseTensor => {
+            AttrValue::SparseTensor(Box::new(r.sparse_tensor.unwrap_or_default()))
+        }
         AttrType::TypeProto => AttrValue::TypeProto(r.tp.unwrap_or_default()),
         AttrType::Floats => AttrValue::Floats(r.floats),
         AttrType::Ints => AttrValue::Ints(r.ints),
@@ -1002,9 +1053,4 @@ fn classify(raw: RawAttribute) -> std::result::Result<AttrKind, Box<RawAttribute
         AttrType::SparseTensors => AttrValue::SparseTensors(r.sparse_tensors),
         AttrType::TypeProtos => AttrValue::TypeProtos(r.type_protos),
     }))
-}
-
-/// The presence check above guarantees the value field is set.
-fn unreachable_value() -> f32 {
-    0.0
 }

@@ -215,8 +215,10 @@ pub(super) fn push_fixed32(input: &Input<'_>, wire: Wire, out: &mut Vec<f32>) ->
         Wire::Fixed32(v) => out.push(f32::from_bits(v)),
         Wire::Len(start, end) => {
             let data = &input.data()[start..end];
-            if data.len() % 4 != 0 {
-                return Err(DecodeError("packed float field is not a multiple of 4 bytes".into()));
+            if !data.len().is_multiple_of(4) {
+                return Err(DecodeError(
+                    "packed float field is not a multiple of 4 bytes".into(),
+                ));
             }
             out.reserve(data.len() / 4);
             out.extend(
@@ -235,8 +237,10 @@ pub(super) fn push_fixed64(input: &Input<'_>, wire: Wire, out: &mut Vec<f64>) ->
         Wire::Fixed64(v) => out.push(f64::from_bits(v)),
         Wire::Len(start, end) => {
             let data = &input.data()[start..end];
-            if data.len() % 8 != 0 {
-                return Err(DecodeError("packed double field is not a multiple of 8 bytes".into()));
+            if !data.len().is_multiple_of(8) {
+                return Err(DecodeError(
+                    "packed double field is not a multiple of 8 bytes".into(),
+                ));
             }
             out.reserve(data.len() / 8);
             out.extend(data.chunks_exact(8).map(|c| {
