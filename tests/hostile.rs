@@ -5,7 +5,7 @@
 //! `GRAFT_FUZZ_ITERATIONS` makes it as long as you like (see BENCHMARKS.md for the long
 //! run recorded for issue 2).
 
-use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use bytes::Bytes;
 use graft_tests::corpus;
@@ -61,7 +61,10 @@ fn mutate(rng: &mut Rng, input: &[u8]) -> Vec<u8> {
 fn exercise(bytes: Vec<u8>) -> Result<(), String> {
     catch_unwind(AssertUnwindSafe(|| {
         if let Ok(imported) = graft::import(Bytes::from(bytes)) {
-            let options = graft::ExportOptions { allow_loss: true, ..Default::default() };
+            let options = graft::ExportOptions {
+                allow_loss: true,
+                ..Default::default()
+            };
             let _ = graft::export(&imported.model, &options);
             let _ = graft::Summary::of(&imported.model, &imported.diagnostics);
         }
@@ -139,7 +142,10 @@ fn ten_thousand_nested_subgraphs_are_refused_cleanly() {
 fn huge_declared_lengths_are_errors() {
     // ModelProto field 7 (graph) declaring 2^40 bytes, then nothing.
     let model = [0x08, 10, 0x3a, 0x80, 0x80, 0x80, 0x80, 0x80, 0x20];
-    assert!(matches!(graft::import(Bytes::copy_from_slice(&model)), Err(graft::ImportError::Decode(_))));
+    assert!(matches!(
+        graft::import(Bytes::copy_from_slice(&model)),
+        Err(graft::ImportError::Decode(_))
+    ));
 }
 
 #[test]
@@ -160,5 +166,9 @@ fn a_million_tiny_nodes_import() {
     field(7, &graph, &mut model);
     let imported = graft::import(Bytes::from(model)).expect("imports");
     assert_eq!(imported.model.nodes.len(), 1_000_000);
-    assert!(imported.diagnostics.is_empty(), "{:?}", &imported.diagnostics[..1]);
+    assert!(
+        imported.diagnostics.is_empty(),
+        "{:?}",
+        &imported.diagnostics[..1]
+    );
 }

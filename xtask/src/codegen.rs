@@ -6,7 +6,6 @@
 
 use std::path::Path;
 
-
 const PROTO_DIR: &str = "crates/graft/proto";
 const OUT_PROTO: &str = "crates/graft/src/codec/proto.rs";
 
@@ -32,6 +31,9 @@ pub fn run(root: &Path, check: bool) -> Result<(), String> {
          #![allow(clippy::all, clippy::pedantic, missing_docs, dead_code)]\n\n{generated}"
     );
 
+    // Committed as rustfmt leaves it, so that `cargo fmt --check` and `--check` agree.
+    let proto = rustfmt(&proto)?;
+
     let mut stale = Vec::new();
     for (path, text) in [(OUT_PROTO, proto)] {
         let full = root.join(path);
@@ -56,3 +58,26 @@ pub fn run(root: &Path, check: bool) -> Result<(), String> {
     }
 }
 
+fn rustfmt(source: &str) -> Result<String, String> {
+    use std::io::Write as _;
+    use std::process::{Command, Stdio};
+    let mut child = Command::new("rustfmt")
+        .args(["--edition", "2024", "--emit", "stdout"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("cannot run rustfmt: {e}"))?;
+    child
+        .stdin
+        .take()
+        .ok_or("rustfmt has no stdin")?
+        .write_all(source.as_bytes())
+        .map_err(|e| format!("writing to rustfmt: {e}"))?;
+    let out = child
+        .wait_with_output()
+        .map_err(|e| format!("rustfmt: {e}"))?;
+    if !out.status.success() {
+        return Err("rustfmt failed on the generated code".into());
+    }
+    String::from_utf8(out.stdout).map_err(|e| format!("rustfmt output: {e}"))
+}
