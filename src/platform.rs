@@ -13,7 +13,9 @@ use leptos::ev;
 use leptos::prelude::{set_timeout, window, window_event_listener};
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
-use web_sys::{Blob, BlobPropertyBag, File, FileList, HtmlAnchorElement, HtmlInputElement, Response, Url};
+use web_sys::{
+    Blob, BlobPropertyBag, File, FileList, HtmlAnchorElement, HtmlInputElement, Response, Url,
+};
 
 /// A file's name and contents, read into memory.
 #[derive(Clone, Debug)]

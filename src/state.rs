@@ -104,7 +104,12 @@ impl Session {
     /// Ends a load with the files it read (or why it could not read them). The model
     /// among them replaces the open one; if it does not open, the open model stays and
     /// the error is shown. A stale load changes nothing.
-    pub fn finish(&mut self, ticket: Ticket, files: Result<Vec<LoadedFile>, String>, origin: Origin) {
+    pub fn finish(
+        &mut self,
+        ticket: Ticket,
+        files: Result<Vec<LoadedFile>, String>,
+        origin: Origin,
+    ) {
         if self.pending.as_ref().is_none_or(|p| p.ticket != ticket) {
             return;
         }
@@ -226,16 +231,25 @@ impl AppState {
     }
 
     pub fn open_example(self, file: &'static str) {
-        let Some(ticket) = self.session.try_update(|s| s.begin(format!("Opening {file}…"))) else {
+        let Some(ticket) = self
+            .session
+            .try_update(|s| s.begin(format!("Opening {file}…")))
+        else {
             return;
         };
         spawn_local(async move {
             let url = format!("{EXAMPLES_URL}/{file}");
             let files = platform::fetch_bytes(&url)
                 .await
-                .map(|bytes| vec![LoadedFile { name: file.to_string(), bytes }])
+                .map(|bytes| {
+                    vec![LoadedFile {
+                        name: file.to_string(),
+                        bytes,
+                    }]
+                })
                 .map_err(|e| format!("{file}: {e}"));
-            self.session.update(|s| s.finish(ticket, files, Origin::Example(file)));
+            self.session
+                .update(|s| s.finish(ticket, files, Origin::Example(file)));
         });
     }
 
@@ -256,7 +270,8 @@ impl AppState {
         };
         spawn_local(async move {
             let files = picked.read().await;
-            self.session.update(|s| s.finish(ticket, files, Origin::Files));
+            self.session
+                .update(|s| s.finish(ticket, files, Origin::Files));
         });
     }
 
@@ -272,5 +287,101 @@ impl AppState {
 
     pub fn dismiss_error(self) {
         self.session.update(Session::dismiss_error);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn example_file(name: &str) -> LoadedFile {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/assets/examples/").to_string() + name;
+        let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+        LoadedFile {
+            name: name.to_string(),
+            bytes: bytes.into(),
+        }
+    }
+
+    fn junk(name: &str) -> LoadedFile {
+        LoadedFile {
+            name: name.to_string(),
+            bytes: bytes::Bytes::from_static(&[0xff; 64]),
+        }
+    }
+
+    fn open(session: &mut Session, files: Vec<LoadedFile>) {
+        let ticket = session.begin("test");
+        session.finish(ticket, Ok(files), Origin::Files);
+    }
+
+    #[test]
+    fn a_bad_file_keeps_the_open_model_and_says_why() {
+        let mut session = Session::default();
+        open(&mut session, vec![example_file("mlp.onnx")]);
+        assert_eq!(session.open().map(|o| o.name.as_str()), Some("mlp.onnx"));
+        assert_eq!(session.error(), None);
+
+        open(&mut session, vec![junk("random.bin")]);
+        assert_eq!(session.open().map(|o| o.name.as_str()), Some("mlp.onnx"));
+        let error = session.error().unwrap_or_default();
+        assert!(error.starts_with("random.bin: "), "{error}");
+
+        open(
+            &mut session,
+            vec![example_file("functions_and_control_flow.onnx")],
+        );
+        assert_eq!(session.error(), None, "a model that opens clears the error");
+    }
+
+    #[test]
+    fn only_the_latest_load_lands() {
+        let mut session = Session::default();
+        let first = session.begin("first");
+        let second = session.begin("second");
+        session.finish(second, Ok(vec![example_file("mlp.onnx")]), Origin::Files);
+        session.finish(
+            first,
+            Ok(vec![example_file("functions_and_control_flow.onnx")]),
+            Origin::Files,
+        );
+        assert_eq!(session.open().map(|o| o.name.as_str()), Some("mlp.onnx"));
+        assert_eq!(session.pending(), None);
+    }
+
+    #[test]
+    fn the_onnx_file_is_the_model_and_strays_are_reported() {
+        let mut session = Session::default();
+        open(
+            &mut session,
+            vec![junk("weights.bin"), example_file("mlp.onnx")],
+        );
+        let open_model = session.open().expect("the .onnx file opens");
+        assert_eq!(open_model.name, "mlp.onnx");
+        assert!(
+            open_model
+                .summary
+                .diagnostics
+                .iter()
+                .any(|d| d.code == "app.unused-file" && d.message.contains("weights.bin")),
+            "{:?}",
+            open_model.summary.diagnostics
+        );
+    }
+
+    #[test]
+    fn export_reencodes_under_the_original_name() {
+        let mut session = Session::default();
+        assert!(session.export().is_err(), "nothing to export yet");
+        let input = example_file("functions_and_control_flow.onnx");
+        open(&mut session, vec![input.clone()]);
+        let (name, bytes) = session.export().expect("export");
+        assert_eq!(name, "functions_and_control_flow.onnx");
+        let again = graft::import(bytes.into()).expect("the export imports");
+        let original = graft::import(input.bytes).expect("the input imports");
+        assert_eq!(
+            Summary::of(&again.model, &again.diagnostics),
+            Summary::of(&original.model, &original.diagnostics)
+        );
     }
 }

@@ -62,7 +62,11 @@ fn model_card(summary: &Summary) -> impl IntoView + use<> {
         .opset_import
         .iter()
         .map(|o| {
-            let domain = if o.domain.is_empty() { "ai.onnx" } else { o.domain.as_str() };
+            let domain = if o.domain.is_empty() {
+                "ai.onnx"
+            } else {
+                o.domain.as_str()
+            };
             let version = o.version.map_or_else(|| "?".to_string(), |v| v.to_string());
             view! {
                 <li>
@@ -164,7 +168,11 @@ fn size(label: &'static str, testid: &'static str, value: u64) -> impl IntoView 
     }
 }
 
-fn io_card(title: &'static str, testid: &'static str, entries: &[IoEntry]) -> impl IntoView + use<> {
+fn io_card(
+    title: &'static str,
+    testid: &'static str,
+    entries: &[IoEntry],
+) -> impl IntoView + use<> {
     let rows = entries
         .iter()
         .map(|e| {

@@ -120,7 +120,14 @@ fn test(root: &Path) -> Result<(), String> {
     step("generated code is current");
     codegen::run(root, true)?;
     step("clippy (native)");
-    run(cargo().args(["clippy", "--all-targets", "--", "-D", "warnings"]))?;
+    run(cargo().args([
+        "clippy",
+        "--workspace",
+        "--all-targets",
+        "--",
+        "-D",
+        "warnings",
+    ]))?;
     step("clippy (wasm32: core and app)");
     tools::web(root)?;
     run(cargo().args([
@@ -158,7 +165,7 @@ fn test(root: &Path) -> Result<(), String> {
     tools::chromium()?;
     step("cargo test (unit, conformance, browser)");
     run(cargo()
-        .args(["test", "--all-targets"])
+        .args(["test", "--workspace", "--all-targets"])
         .env("GRAFT_REQUIRE_CORPUS", "1")
         .env("GRAFT_BROWSER", "1")
         .env("GRAFT_CORPUS", &corpus_dir)

@@ -1,0 +1,477 @@
+//! The browser tier: the built app in headless Chromium, driven the way a person uses it
+//! (open an example, pick files, drop files, export), with what the page shows checked
+//! against what the core computes natively for the same files.
+//!
+//! Needs `dist/` (trunk build), Chromium and chromedriver, so it runs only with
+//! `GRAFT_BROWSER=1`; `cargo xtask test` builds the app and sets it.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Duration;
+
+use graft::Summary;
+use graft_tests::corpus::root;
+use graft_tests::e2e::{self, App};
+use graft_tests::webdriver::{testid, wait_until};
+use serde_json::json;
+
+const STARTUP_EXAMPLE: &str = "functions_and_control_flow.onnx";
+
+/// What the core reports for a model file (and the data files beside it).
+fn native_summary(model: &Path, data: &[&Path]) -> Summary {
+    let bytes = std::fs::read(model).unwrap_or_else(|e| panic!("{}: {e}", model.display()));
+    let imported = graft::import(bytes::Bytes::from(bytes))
+        .unwrap_or_else(|e| panic!("{}: {e}", model.display()));
+    let mut model_ir = imported.model;
+    for file in data {
+        let bytes = std::fs::read(file).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+        model_ir.attach_external(file_name(file), bytes::Bytes::from(bytes));
+    }
+    Summary::of(&model_ir, &imported.diagnostics)
+}
+
+fn file_name(path: &Path) -> String {
+    path.file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or_default()
+        .to_string()
+}
+
+/// Checks every fact the summary panel shows against the native summary.
+fn assert_summary_matches(app: &App, expected: &Summary, what: &str) {
+    let counts = [
+        ("nodes-total", expected.nodes_total as u64),
+        ("nodes-main", expected.nodes_main as u64),
+        ("functions", expected.functions as u64),
+        ("overloads", expected.overloads as u64),
+        ("initializers", expected.initializers as u64),
+        ("initializer-bytes", expected.initializer_bytes),
+        ("external-tensors", expected.external_tensors as u64),
+        ("max-depth", expected.max_subgraph_depth as u64),
+    ];
+    for (id, value) in counts {
+        assert_eq!(app.number(id), value, "{what}: [data-testid={id}]");
+    }
+    // What a person reads, not only the data attribute: the count with separators.
+    assert_eq!(
+        app.text("nodes-total").replace(',', ""),
+        expected.nodes_total.to_string(),
+        "{what}: nodes-total text"
+    );
+    let ir = expected
+        .ir_version
+        .map_or("—".to_string(), |v| v.to_string());
+    assert_eq!(app.text("ir-version"), ir, "{what}: IR version");
+    let producer = app.text("producer");
+    assert!(
+        producer.contains(expected.producer_name.trim())
+            && producer.contains(expected.producer_version.trim()),
+        "{what}: producer shows {producer:?}, the model says {:?} {:?}",
+        expected.producer_name,
+        expected.producer_version
+    );
+    let opsets = app.text("opsets");
+    for opset in &expected.opset_import {
+        let domain = if opset.domain.is_empty() {
+            "ai.onnx"
+        } else {
+            &opset.domain
+        };
+        let version = opset.version.map_or("?".to_string(), |v| v.to_string());
+        assert!(
+            opsets.contains(&format!("{domain} {version}")),
+            "{what}: opsets show {opsets:?}, missing {domain} {version}"
+        );
+    }
+    for (id, entries) in [("inputs", &expected.inputs), ("outputs", &expected.outputs)] {
+        let shown = app.text(id);
+        for entry in entries.iter() {
+            assert!(
+                shown.contains(&entry.name) && shown.contains(&entry.r#type),
+                "{what}: {id} show {shown:?}, missing {} {}",
+                entry.name,
+                entry.r#type
+            );
+        }
+    }
+    let metadata = app.text("metadata");
+    for (key, value) in &expected.metadata {
+        assert!(
+            metadata.contains(key.as_str()) && metadata.contains(value.trim()),
+            "{what}: metadata shows {metadata:?}, missing {key}={value}"
+        );
+    }
+    let diagnostics = app.text("diagnostics");
+    for d in &expected.diagnostics {
+        assert!(
+            diagnostics.contains(d.code) && diagnostics.contains(d.message.trim()),
+            "{what}: diagnostics show {diagnostics:?}, missing {d}"
+        );
+    }
+}
+
+fn example(name: &str) -> PathBuf {
+    root().join("assets/examples").join(name)
+}
+
+/// The corpus directory; the browser tier needs it, so a missing corpus fails.
+fn corpus() -> PathBuf {
+    let dir = std::env::var_os("GRAFT_CORPUS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root().join("target/corpus"));
+    assert!(
+        dir.join(".complete").exists(),
+        "the corpus is missing at {}: run `cargo xtask corpus`",
+        dir.display()
+    );
+    dir
+}
+
+fn python() -> PathBuf {
+    let python = std::env::var_os("GRAFT_PYTHON")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root().join("target/venv/bin/python"));
+    assert!(
+        python.exists(),
+        "no Python with onnx at {}: set GRAFT_PYTHON or run `cargo xtask test`",
+        python.display()
+    );
+    python
+}
+
+/// Whether the onnx package reads `a` and `b` as equal ModelProtos.
+fn assert_equal_models(a: &Path, b: &Path) {
+    let output = Command::new(python())
+        .arg(root().join("tests/interop/equal.py"))
+        .arg(a)
+        .arg(b)
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run equal.py: {e}"));
+    assert!(
+        output.status.success(),
+        "exported {} differs from {}:\n{}{}",
+        b.display(),
+        a.display(),
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+fn choose_files(app: &App, files: &[&Path]) {
+    let input = app.wait("file-input");
+    app.browser
+        .choose_files(&input, files)
+        .unwrap_or_else(|e| panic!("{e}"));
+}
+
+#[test]
+fn bundled_example_summary_appears_on_load() {
+    if !e2e::enabled() {
+        return;
+    }
+    let app = App::open();
+    app.wait_for_model(STARTUP_EXAMPLE);
+    let expected = native_summary(&example(STARTUP_EXAMPLE), &[]);
+    assert!(
+        expected.nodes_total > 0 && expected.functions > 0,
+        "the startup example should show functions and nodes"
+    );
+    assert_summary_matches(&app, &expected, STARTUP_EXAMPLE);
+    assert_eq!(app.error(), "", "no error on a clean start");
+    let select = app.wait("example-select");
+    assert_eq!(
+        app.browser.property(&select, "value").unwrap(),
+        json!(STARTUP_EXAMPLE),
+        "the example picker shows the open example"
+    );
+}
+
+#[test]
+fn example_picker_opens_the_other_example() {
+    if !e2e::enabled() {
+        return;
+    }
+    let app = App::open();
+    app.wait_for_model(STARTUP_EXAMPLE);
+    let option = app
+        .browser
+        .wait_for(
+            &format!("{} option[value=\"mlp.onnx\"]", testid("example-select")),
+            e2e::TIMEOUT,
+        )
+        .unwrap();
+    app.browser.click(&option).unwrap();
+    app.wait_for_model("mlp.onnx");
+    assert_summary_matches(&app, &native_summary(&example("mlp.onnx"), &[]), "mlp.onnx");
+}
+
+#[test]
+fn corpus_models_open_through_the_file_picker() {
+    if !e2e::enabled() {
+        return;
+    }
+    let corpus = corpus();
+    let mut models = vec![
+        corpus.join("generated/nested_functions.onnx"),
+        corpus.join("generated/overloads.onnx"),
+        corpus.join("generated/control_flow.onnx"),
+        corpus.join("generated/metadata_everything.onnx"),
+        corpus.join("node/test_abs/model.onnx"),
+    ];
+    models.extend(
+        graft_tests::corpus::files(&corpus.join("real"), &[".onnx"])
+            .into_iter()
+            .filter(|p| std::fs::metadata(p).is_ok_and(|m| m.len() < 4 << 20))
+            .take(2),
+    );
+    models.retain(|p| p.exists());
+    assert!(
+        models.len() >= 3,
+        "too few corpus models found under {}",
+        corpus.display()
+    );
+    let app = App::open();
+    app.wait_for_model(STARTUP_EXAMPLE);
+    for model in &models {
+        let name = file_name(model);
+        choose_files(&app, &[model]);
+        app.wait_for_model(&name);
+        assert_summary_matches(
+            &app,
+            &native_summary(model, &[]),
+            &model.display().to_string(),
+        );
+        assert_eq!(app.error(), "", "{name}: no error");
+    }
+}
+
+#[test]
+fn a_corrupt_file_shows_an_error_and_keeps_the_open_model() {
+    if !e2e::enabled() {
+        return;
+    }
+    let corrupt = corpus().join("corrupt/random.bin");
+    let bytes = std::fs::read(&corrupt).unwrap_or_else(|e| panic!("{}: {e}", corrupt.display()));
+    let import_error = graft::import(bytes::Bytes::from(bytes))
+        .expect_err("random.bin must not import")
+        .to_string();
+
+    let app = App::open();
+    app.wait_for_model(STARTUP_EXAMPLE);
+    let before = app.text("summary");
+    choose_files(&app, &[&corrupt]);
+    let error = app.wait_for_error();
+    assert!(
+        error.contains(&format!("random.bin: {import_error}")),
+        "the error names the file and says why: {error:?}"
+    );
+    assert_eq!(
+        app.text("model-name"),
+        STARTUP_EXAMPLE,
+        "the previous model stays open"
+    );
+    assert_eq!(
+        app.text("summary"),
+        before,
+        "the previous summary is unchanged"
+    );
+
+    // Opening a good model afterwards clears the error.
+    let good = example("mlp.onnx");
+    choose_files(&app, &[&good]);
+    app.wait_for_model("mlp.onnx");
+    assert_eq!(app.error(), "", "a model that opens clears the error");
+}
+
+#[test]
+fn export_downloads_a_model_equal_to_the_input() {
+    if !e2e::enabled() {
+        return;
+    }
+    let app = App::open();
+    app.wait_for_model(STARTUP_EXAMPLE);
+    let corpus_model = corpus().join("generated/metadata_everything.onnx");
+    for (name, input) in [
+        (STARTUP_EXAMPLE.to_string(), example(STARTUP_EXAMPLE)),
+        (file_name(&corpus_model), corpus_model.clone()),
+    ] {
+        if name != STARTUP_EXAMPLE {
+            choose_files(&app, &[&input]);
+            app.wait_for_model(&name);
+        }
+        app.browser.click(&app.wait("export-button")).unwrap();
+        let downloaded = app
+            .browser
+            .wait_for_download(&name, e2e::TIMEOUT)
+            .unwrap_or_else(|e| panic!("{e}"));
+        let size = std::fs::metadata(&downloaded).unwrap().len();
+        assert!(size > 0, "{name}: the download is empty");
+        assert_equal_models(&input, &downloaded);
+        assert_eq!(app.error(), "", "{name}: export shows no error");
+    }
+}
+
+/// A model whose tensors live in a data file, and that file.
+fn external_model(scratch: &Path) -> (PathBuf, PathBuf) {
+    let generated = corpus().join("generated");
+    let model = generated.join("large_10k_external.onnx");
+    let data = generated.join("large_10k_external.onnx.data");
+    if model.exists() && data.exists() {
+        return (model, data);
+    }
+    // No corpus copy: write a small one with the onnx package.
+    let model = scratch.join("small_external.onnx");
+    let script = r#"
+import sys, numpy as np, onnx
+from onnx import helper, numpy_helper, TensorProto
+w = numpy_helper.from_array(np.arange(4096, dtype=np.float32).reshape(64, 64), "w")
+g = helper.make_graph([helper.make_node("MatMul", ["x", "w"], ["y"])], "g",
+    [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 64])],
+    [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 64])], [w])
+m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 18)])
+onnx.save_model(m, sys.argv[1], save_as_external_data=True, all_tensors_to_one_file=True,
+    location="small_external.onnx.data", size_threshold=0)
+"#;
+    let status = Command::new(python())
+        .args(["-c", script])
+        .arg(&model)
+        .status()
+        .expect("cannot run python");
+    assert!(
+        status.success(),
+        "writing a model with external data failed"
+    );
+    (model, scratch.join("small_external.onnx.data"))
+}
+
+#[test]
+fn external_data_opened_with_its_model_is_supplied() {
+    if !e2e::enabled() {
+        return;
+    }
+    let scratch = graft_tests::webdriver::TempDir::new("external").unwrap();
+    let (model, data) = external_model(scratch.path());
+    let name = file_name(&model);
+    let app = App::open();
+    app.wait_for_model(STARTUP_EXAMPLE);
+
+    // The model alone: its data file is reported missing.
+    choose_files(&app, &[&model]);
+    app.wait_for_model(&name);
+    let alone = native_summary(&model, &[]);
+    assert!(alone.external_tensors > 0, "{name} has external tensors");
+    assert_eq!(
+        app.number("external-tensors"),
+        alone.external_tensors as u64
+    );
+    let files = app.text("external-files");
+    assert!(
+        files.contains("missing") && !files.contains("supplied"),
+        "{files:?}"
+    );
+
+    // The model with its data file (data file first: the .onnx one is the model).
+    choose_files(&app, &[&data, &model]);
+    let supplied = wait_until(e2e::TIMEOUT, "the data file to be supplied", || {
+        let Some(element) = app.browser.by_testid("external-files")? else {
+            return Ok(None);
+        };
+        let text = app.browser.text(&element)?;
+        Ok((text.contains("supplied") && !text.contains("missing")).then_some(text))
+    })
+    .unwrap_or_else(|e| panic!("{e}; error banner: {:?}", app.error()));
+    assert!(supplied.contains(&file_name(&data)), "{supplied:?}");
+    assert_eq!(app.text("model-name"), name);
+    let expected = native_summary(&model, &[&data]);
+    assert!(expected.external_files.iter().all(|(_, present)| *present));
+    assert_summary_matches(&app, &expected, &name);
+}
+
+#[test]
+fn a_file_dropped_on_the_page_opens() {
+    if !e2e::enabled() {
+        return;
+    }
+    let app = App::open();
+    app.wait_for_model(STARTUP_EXAMPLE);
+    // What a drop delivers: a DataTransfer holding the file, dispatched at the page.
+    let entered = app
+        .browser
+        .execute_async(
+            r#"
+            const done = arguments[arguments.length - 1];
+            fetch("examples/mlp.onnx").then(r => r.arrayBuffer()).then(buffer => {
+                const transfer = new DataTransfer();
+                transfer.items.add(new File([buffer], "mlp.onnx"));
+                window.__graftDrop = transfer;
+                const target = document.querySelector("main");
+                target.dispatchEvent(new DragEvent("dragenter", { dataTransfer: transfer, bubbles: true, cancelable: true }));
+                target.dispatchEvent(new DragEvent("dragover", { dataTransfer: transfer, bubbles: true, cancelable: true }));
+                requestAnimationFrame(() => done(!!document.querySelector('[data-testid="drop-zone"]')));
+            });
+            "#,
+            vec![],
+        )
+        .unwrap();
+    assert_eq!(
+        entered,
+        json!(true),
+        "dragging files over the page shows the drop zone"
+    );
+    app.browser
+        .execute(
+            r#"document.querySelector("main").dispatchEvent(new DragEvent("drop",
+                { dataTransfer: window.__graftDrop, bubbles: true, cancelable: true }));"#,
+            vec![],
+        )
+        .unwrap();
+    app.wait_for_model("mlp.onnx");
+    assert!(
+        app.get("drop-zone").is_none(),
+        "the drop zone goes away after the drop"
+    );
+    assert_summary_matches(
+        &app,
+        &native_summary(&example("mlp.onnx"), &[]),
+        "dropped mlp.onnx",
+    );
+}
+
+#[test]
+fn the_page_fits_1280x720_in_light_and_dark() {
+    if !e2e::enabled() {
+        return;
+    }
+    let app = App::open();
+    app.wait_for_model(STARTUP_EXAMPLE);
+    app.browser.set_viewport(1280, 720).unwrap();
+    let out = root().join("target/browser");
+    let mut backgrounds = Vec::new();
+    for dark in [false, true] {
+        app.browser.set_color_scheme(dark).unwrap();
+        // Let the style recalculation land before measuring.
+        std::thread::sleep(Duration::from_millis(200));
+        let layout = app
+            .browser
+            .execute(
+                "return [document.documentElement.scrollWidth, window.innerWidth,
+                         getComputedStyle(document.body).backgroundColor];",
+                vec![],
+            )
+            .unwrap();
+        let (scroll, inner) = (layout[0].as_u64().unwrap(), layout[1].as_u64().unwrap());
+        assert!(
+            scroll <= inner,
+            "no horizontal scrolling at 1280 wide ({scroll} > {inner})"
+        );
+        backgrounds.push(layout[2].as_str().unwrap_or_default().to_string());
+        let theme = if dark { "dark" } else { "light" };
+        app.browser
+            .screenshot(&out.join(format!("summary-{theme}.png")))
+            .unwrap();
+    }
+    assert_ne!(
+        backgrounds[0], backgrounds[1],
+        "the dark theme changes the page"
+    );
+}

@@ -1,0 +1,504 @@
+//! A minimal WebDriver client for the browser tests: starts Debian's chromedriver on a
+//! free port, opens a headless Chromium session with a fresh profile and its own
+//! download directory, and speaks the handful of W3C WebDriver commands the tests use.
+//! Dropping the [`Browser`] ends the session and stops chromedriver.
+
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+/// The key W3C WebDriver wraps element references in.
+const ELEMENT_KEY: &str = "element-6066-11e4-a52e-4f735466cecf";
+
+pub const CHROMIUM: &str = "/usr/bin/chromium";
+pub const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
+
+/// A directory under the system temp dir, removed on drop.
+#[derive(Debug)]
+pub struct TempDir(PathBuf);
+
+impl TempDir {
+    pub fn new(label: &str) -> std::io::Result<Self> {
+        static COUNTER: AtomicU32 = AtomicU32::new(0);
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.subsec_nanos());
+        let dir = std::env::temp_dir().join(format!(
+            "graft-{label}-{}-{}-{nanos}",
+            std::process::id(),
+            COUNTER.fetch_add(1, Ordering::Relaxed)
+        ));
+        std::fs::create_dir_all(&dir)?;
+        Ok(Self(dir))
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// A reference to an element on the page.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Element(String);
+
+/// A Chromium controlled through chromedriver.
+pub struct Browser {
+    agent: ureq::Agent,
+    /// `http://127.0.0.1:{port}/session/{id}`.
+    session_url: String,
+    driver: Child,
+    /// Chromium's profile and chromedriver's log.
+    profile: TempDir,
+    downloads: TempDir,
+}
+
+impl Browser {
+    /// Starts chromedriver and a headless Chromium (paths from `GRAFT_CHROMEDRIVER` and
+    /// `GRAFT_CHROMIUM`, else Debian's).
+    pub fn launch() -> Result<Self, String> {
+        let chromium = std::env::var("GRAFT_CHROMIUM").unwrap_or_else(|_| CHROMIUM.to_string());
+        let chromedriver =
+            std::env::var("GRAFT_CHROMEDRIVER").unwrap_or_else(|_| CHROMEDRIVER.to_string());
+        for (what, path) in [("Chromium", &chromium), ("chromedriver", &chromedriver)] {
+            if !Path::new(path).exists() {
+                return Err(format!(
+                    "{what} is not installed at {path} (apt-get install chromium chromium-driver)"
+                ));
+            }
+        }
+        let profile = TempDir::new("chromium").map_err(|e| format!("temp dir: {e}"))?;
+        let downloads = TempDir::new("downloads").map_err(|e| format!("temp dir: {e}"))?;
+        let port = free_port().map_err(|e| format!("no free port for chromedriver: {e}"))?;
+        let log = profile.path().join("chromedriver.log");
+        let driver = Command::new(&chromedriver)
+            .arg(format!("--port={port}"))
+            .arg(format!("--log-path={}", log.display()))
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .map_err(|e| format!("cannot start {chromedriver}: {e}"))?;
+        let agent: ureq::Agent = ureq::Agent::config_builder()
+            .http_status_as_error(false)
+            .proxy(None)
+            .timeout_global(Some(Duration::from_secs(90)))
+            .build()
+            .into();
+        let base = format!("http://127.0.0.1:{port}");
+        let mut browser = Self {
+            agent,
+            session_url: String::new(),
+            driver,
+            profile,
+            downloads,
+        };
+        browser.wait_for_driver(&base)?;
+        let session = browser
+            .new_session(&base, &chromium)
+            .map_err(|e| format!("{e}\n{}", browser.driver_log_tail()))?;
+        browser.session_url = format!("{base}/session/{session}");
+        browser.allow_downloads()?;
+        Ok(browser)
+    }
+
+    /// Where downloads land.
+    pub fn download_dir(&self) -> &Path {
+        self.downloads.path()
+    }
+
+    fn wait_for_driver(&mut self, base: &str) -> Result<(), String> {
+        let deadline = Instant::now() + Duration::from_secs(20);
+        loop {
+            if let Ok(Some(status)) = self.driver.try_wait() {
+                return Err(format!(
+                    "chromedriver exited at start ({status})\n{}",
+                    self.driver_log_tail()
+                ));
+            }
+            let ready = self
+                .request("GET", &format!("{base}/status"), None)
+                .is_ok_and(|v| v["ready"].as_bool() == Some(true));
+            if ready {
+                return Ok(());
+            }
+            if Instant::now() > deadline {
+                return Err("chromedriver did not become ready in 20 s".to_string());
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    fn new_session(&self, base: &str, chromium: &str) -> Result<String, String> {
+        let args = [
+            "--headless".to_string(),
+            "--no-sandbox".to_string(),
+            "--disable-gpu".to_string(),
+            "--disable-quic".to_string(),
+            "--no-first-run".to_string(),
+            "--disable-background-networking".to_string(),
+            "--disable-component-update".to_string(),
+            "--disable-sync".to_string(),
+            "--disable-dev-shm-usage".to_string(),
+            "--window-size=1280,800".to_string(),
+            format!(
+                "--user-data-dir={}",
+                self.profile.path().join("profile").display()
+            ),
+        ];
+        let capabilities = json!({
+            "capabilities": {
+                "alwaysMatch": {
+                    "browserName": "chrome",
+                    "goog:loggingPrefs": { "browser": "ALL" },
+                    "goog:chromeOptions": {
+                        "binary": chromium,
+                        "args": args,
+                        "prefs": {
+                            "download.default_directory": self.downloads.path(),
+                            "download.prompt_for_download": false,
+                            "download.directory_upgrade": true,
+                            "safebrowsing.enabled": false,
+                        }
+                    }
+                }
+            }
+        });
+        let value = self.request("POST", &format!("{base}/session"), Some(capabilities))?;
+        value["sessionId"]
+            .as_str()
+            .map(str::to_string)
+            .ok_or_else(|| format!("chromedriver returned no session id: {value}"))
+    }
+
+    /// Headless Chromium drops downloads unless told where to put them.
+    fn allow_downloads(&self) -> Result<(), String> {
+        let path = self.downloads.path().display().to_string();
+        self.cdp(
+            "Browser.setDownloadBehavior",
+            json!({ "behavior": "allow", "downloadPath": path }),
+        )
+        .or_else(|_| {
+            self.cdp(
+                "Page.setDownloadBehavior",
+                json!({ "behavior": "allow", "downloadPath": path }),
+            )
+        })
+        .map(drop)
+    }
+
+    fn driver_log_tail(&self) -> String {
+        let log = std::fs::read_to_string(self.profile.path().join("chromedriver.log"))
+            .unwrap_or_default();
+        let lines: Vec<&str> = log.lines().collect();
+        let tail = lines[lines.len().saturating_sub(30)..].join("\n");
+        format!("chromedriver log (last lines):\n{tail}")
+    }
+
+    /// Sends one WebDriver request; returns the response's `value`.
+    fn request(&self, method: &str, url: &str, body: Option<Value>) -> Result<Value, String> {
+        let response = match (method, body) {
+            ("GET", _) => self.agent.get(url).call(),
+            ("DELETE", _) => self.agent.delete(url).call(),
+            (_, Some(body)) => self.agent.post(url).send_json(body),
+            (_, None) => self.agent.post(url).send_json(json!({})),
+        };
+        let mut response = response.map_err(|e| format!("{method} {url}: {e}"))?;
+        let status = response.status();
+        let text = response
+            .body_mut()
+            .with_config()
+            .limit(256 * 1024 * 1024)
+            .read_to_string()
+            .map_err(|e| format!("{method} {url}: reading the response: {e}"))?;
+        let parsed: Value = serde_json::from_str(&text)
+            .map_err(|e| format!("{method} {url}: not JSON ({e}): {text:.200}"))?;
+        let value = parsed.get("value").cloned().unwrap_or(Value::Null);
+        if !status.is_success() {
+            let error = value["error"].as_str().unwrap_or("unknown error");
+            let message = value["message"].as_str().unwrap_or("");
+            return Err(format!("{method} {url}: {status} {error}: {message}"));
+        }
+        Ok(value)
+    }
+
+    /// A command on the session, e.g. `cmd("POST", "/url", Some(json!({"url": u})))`.
+    pub fn cmd(&self, method: &str, path: &str, body: Option<Value>) -> Result<Value, String> {
+        self.request(method, &format!("{}{path}", self.session_url), body)
+    }
+
+    /// Runs a Chrome DevTools Protocol command through chromedriver.
+    pub fn cdp(&self, command: &str, params: Value) -> Result<Value, String> {
+        self.cmd(
+            "POST",
+            "/goog/cdp/execute",
+            Some(json!({ "cmd": command, "params": params })),
+        )
+    }
+
+    pub fn goto(&self, url: &str) -> Result<(), String> {
+        self.cmd("POST", "/url", Some(json!({ "url": url })))
+            .map(drop)
+    }
+
+    /// Every element matching a CSS selector.
+    pub fn find_all(&self, css: &str) -> Result<Vec<Element>, String> {
+        let value = self.cmd(
+            "POST",
+            "/elements",
+            Some(json!({ "using": "css selector", "value": css })),
+        )?;
+        Ok(value
+            .as_array()
+            .map(|items| {
+                items
+                    .iter()
+                    .filter_map(|e| e[ELEMENT_KEY].as_str())
+                    .map(|id| Element(id.to_string()))
+                    .collect()
+            })
+            .unwrap_or_default())
+    }
+
+    /// The first element matching a CSS selector, if any.
+    pub fn find(&self, css: &str) -> Result<Option<Element>, String> {
+        Ok(self.find_all(css)?.into_iter().next())
+    }
+
+    /// The element with `data-testid` = `id`, if any.
+    pub fn by_testid(&self, id: &str) -> Result<Option<Element>, String> {
+        self.find(&testid(id))
+    }
+
+    /// Waits until an element matches `css`.
+    pub fn wait_for(&self, css: &str, timeout: Duration) -> Result<Element, String> {
+        wait_until(timeout, &format!("an element matching {css}"), || {
+            self.find(css)
+        })
+    }
+
+    pub fn click(&self, element: &Element) -> Result<(), String> {
+        self.cmd("POST", &format!("/element/{}/click", element.0), None)
+            .map(drop)
+    }
+
+    /// Types into an element; for `<input type=file>` the text is the absolute path of
+    /// the file (several paths separated by newlines when the input is `multiple`).
+    pub fn send_keys(&self, element: &Element, text: &str) -> Result<(), String> {
+        self.cmd(
+            "POST",
+            &format!("/element/{}/value", element.0),
+            Some(json!({ "text": text })),
+        )
+        .map(drop)
+    }
+
+    /// Chooses files in a file input.
+    pub fn choose_files(&self, element: &Element, files: &[&Path]) -> Result<(), String> {
+        let mut paths = Vec::new();
+        for file in files {
+            let absolute = file
+                .canonicalize()
+                .map_err(|e| format!("{}: {e}", file.display()))?;
+            paths.push(absolute.display().to_string());
+        }
+        self.send_keys(element, &paths.join("\n"))
+    }
+
+    /// The rendered text of an element.
+    pub fn text(&self, element: &Element) -> Result<String, String> {
+        let value = self.cmd("GET", &format!("/element/{}/text", element.0), None)?;
+        Ok(value.as_str().unwrap_or_default().to_string())
+    }
+
+    pub fn attribute(&self, element: &Element, name: &str) -> Result<Option<String>, String> {
+        let value = self.cmd(
+            "GET",
+            &format!("/element/{}/attribute/{name}", element.0),
+            None,
+        )?;
+        Ok(value.as_str().map(str::to_string))
+    }
+
+    /// A DOM property of an element (e.g. a `<select>`'s current `value`).
+    pub fn property(&self, element: &Element, name: &str) -> Result<Value, String> {
+        self.cmd(
+            "GET",
+            &format!("/element/{}/property/{name}", element.0),
+            None,
+        )
+    }
+
+    /// Runs a script in the page (`arguments[i]` are `args`); returns its result.
+    pub fn execute(&self, script: &str, args: Vec<Value>) -> Result<Value, String> {
+        self.cmd(
+            "POST",
+            "/execute/sync",
+            Some(json!({ "script": script, "args": args })),
+        )
+    }
+
+    /// Runs an async script: it calls `arguments[arguments.length - 1](result)`.
+    pub fn execute_async(&self, script: &str, args: Vec<Value>) -> Result<Value, String> {
+        self.cmd(
+            "POST",
+            "/execute/async",
+            Some(json!({ "script": script, "args": args })),
+        )
+    }
+
+    /// Sets the viewport to exactly `width` x `height` CSS pixels.
+    pub fn set_viewport(&self, width: u32, height: u32) -> Result<(), String> {
+        self.cdp(
+            "Emulation.setDeviceMetricsOverride",
+            json!({ "width": width, "height": height, "deviceScaleFactor": 1, "mobile": false }),
+        )
+        .map(drop)
+    }
+
+    /// Makes the page see `prefers-color-scheme: dark` (or light).
+    pub fn set_color_scheme(&self, dark: bool) -> Result<(), String> {
+        let value = if dark { "dark" } else { "light" };
+        self.cdp(
+            "Emulation.setEmulatedMedia",
+            json!({ "features": [{ "name": "prefers-color-scheme", "value": value }] }),
+        )
+        .map(drop)
+    }
+
+    /// Saves a PNG of the viewport.
+    pub fn screenshot(&self, path: &Path) -> Result<(), String> {
+        let value = self.cmd("GET", "/screenshot", None)?;
+        let png = base64_decode(value.as_str().unwrap_or_default())
+            .ok_or("the screenshot is not base64")?;
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).map_err(|e| format!("{}: {e}", parent.display()))?;
+        }
+        std::fs::write(path, png).map_err(|e| format!("{}: {e}", path.display()))
+    }
+
+    /// The page's console messages since the last call (Chromium keeps them when the
+    /// session asks for `goog:loggingPrefs`).
+    pub fn console_log(&self) -> Result<Vec<String>, String> {
+        let value = self.cmd("POST", "/se/log", Some(json!({ "type": "browser" })))?;
+        Ok(value
+            .as_array()
+            .map(|entries| {
+                entries
+                    .iter()
+                    .map(|e| {
+                        format!(
+                            "{} {}",
+                            e["level"].as_str().unwrap_or("?"),
+                            e["message"].as_str().unwrap_or("")
+                        )
+                    })
+                    .collect()
+            })
+            .unwrap_or_default())
+    }
+
+    /// Waits for a finished download named `name` and returns its path.
+    pub fn wait_for_download(&self, name: &str, timeout: Duration) -> Result<PathBuf, String> {
+        let path = self.downloads.path().join(name);
+        let partial = self.downloads.path().join(format!("{name}.crdownload"));
+        let mut last_size = None;
+        wait_until(timeout, &format!("the download {name}"), || {
+            let size = std::fs::metadata(&path).ok().map(|m| m.len());
+            let stable = size.is_some() && size == last_size && !partial.exists();
+            last_size = size;
+            Ok(stable.then(|| path.clone()))
+        })
+    }
+}
+
+impl Drop for Browser {
+    fn drop(&mut self) {
+        if !self.session_url.is_empty() {
+            let url = self.session_url.clone();
+            let _ = self.request("DELETE", &url, None);
+        }
+        let _ = self.driver.kill();
+        let _ = self.driver.wait();
+    }
+}
+
+/// The CSS selector for `data-testid` = `id`.
+pub fn testid(id: &str) -> String {
+    format!("[data-testid=\"{id}\"]")
+}
+
+/// Polls `probe` every 50 ms until it returns `Some`, an error, or `timeout` passes.
+pub fn wait_until<T>(
+    timeout: Duration,
+    what: &str,
+    mut probe: impl FnMut() -> Result<Option<T>, String>,
+) -> Result<T, String> {
+    let deadline = Instant::now() + timeout;
+    loop {
+        if let Some(found) = probe()? {
+            return Ok(found);
+        }
+        if Instant::now() > deadline {
+            return Err(format!("timed out after {timeout:?} waiting for {what}"));
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+fn free_port() -> std::io::Result<u16> {
+    Ok(TcpListener::bind("127.0.0.1:0")?.local_addr()?.port())
+}
+
+fn base64_decode(text: &str) -> Option<Vec<u8>> {
+    fn sextet(c: u8) -> Option<u32> {
+        Some(match c {
+            b'A'..=b'Z' => c - b'A',
+            b'a'..=b'z' => c - b'a' + 26,
+            b'0'..=b'9' => c - b'0' + 52,
+            b'+' => 62,
+            b'/' => 63,
+            _ => return None,
+        } as u32)
+    }
+    let clean: Vec<u8> = text
+        .bytes()
+        .filter(|c| !c.is_ascii_whitespace() && *c != b'=')
+        .collect();
+    let mut out = Vec::with_capacity(clean.len() * 3 / 4);
+    for chunk in clean.chunks(4) {
+        let mut acc = 0u32;
+        for (i, &c) in chunk.iter().enumerate() {
+            acc |= sextet(c)? << (18 - 6 * i);
+        }
+        let bytes = acc.to_be_bytes();
+        match chunk.len() {
+            4 => out.extend_from_slice(&bytes[1..4]),
+            3 => out.extend_from_slice(&bytes[1..3]),
+            2 => out.push(bytes[1]),
+            _ => return None,
+        }
+    }
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn base64_decodes() {
+        assert_eq!(super::base64_decode("aGVsbG8=").unwrap(), b"hello");
+        assert_eq!(super::base64_decode("aGk=").unwrap(), b"hi");
+        assert_eq!(super::base64_decode("YWJj").unwrap(), b"abc");
+        assert_eq!(super::base64_decode("a"), None);
+        assert_eq!(super::base64_decode("a$==").map(|_| ()), None);
+    }
+}
