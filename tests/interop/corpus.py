@@ -13,6 +13,8 @@ Layout under OUT_DIR (see /work/shared/spec/test-models.md for where each source
                               onnx-asr) and onnxruntime's own datasets
   generated/*.onnx            models built here with fixed seeds
   corrupt/*                   files that are not valid models
+  invalid/*.onnx              models that decode but break one rule each (doc_string
+                              "expect: <check code>")
 
 The run is deterministic (fixed seeds, no timestamps) and idempotent: every step keeps a
 stamp under OUT_DIR/.steps holding a hash of the code that produced it, and is skipped
@@ -938,6 +940,81 @@ def step_corrupt(out: Path) -> bool:
 # driver
 # --------------------------------------------------------------------------------------
 
+
+def step_invalid(out: Path) -> bool:
+    """Models that decode but break one rule each (the checker agreement test's data).
+
+    Each model's doc_string is "expect: <code>", the check.* code Graft must report.
+    Some rules onnx.checker enforces too; the others are Graft's stricter rules
+    (semantics.md section 5), which onnx.checker accepts.
+    """
+    N = helper.make_node
+    D = LOCAL_DOMAIN
+    out.mkdir(parents=True, exist_ok=True)
+    x = [_vi("X", TensorProto.FLOAT, [2])]
+    y = [_vi("Y", TensorProto.FLOAT, [2])]
+
+    def write(name, code, nodes, functions=(), ir_version=10, extra_opsets=((D, 1),), inputs=x, outputs=y, opsets=None):
+        graph = helper.make_graph(nodes, name, inputs, outputs)
+        m = _model(graph, ir_version, list(functions), list(extra_opsets))
+        if opsets is not None:
+            del m.opset_import[:]
+            m.opset_import.extend(opsets)
+        m.doc_string = f"expect: {code}"
+        _save(m, out / f"{name}.onnx")
+
+    def fn(name, inputs, outputs, nodes, attributes=(), attribute_protos=(), overload=None, opsets=None):
+        return helper.make_function(
+            D, name, inputs, outputs, nodes,
+            opsets or [helper.make_opsetid("", OPSET), helper.make_opsetid(D, 1)],
+            attributes=list(attributes), attribute_protos=list(attribute_protos), overload=overload,
+        )
+
+    # Rules onnx.checker enforces as well.
+    write("undefined_input", "check.undefined-name", [N("Add", ["X", "nowhere"], ["Y"])])
+    write("not_topological", "check.topological-order", [N("Relu", ["t"], ["Y"]), N("Neg", ["X"], ["t"])])
+    write("defined_twice", "check.ssa", [N("Relu", ["X"], ["t"]), N("Neg", ["X"], ["t"]), N("Abs", ["t"], ["Y"])])
+    write("unknown_op", "check.unknown-op", [N("Frobnicate", ["X"], ["Y"])])
+    write("op_newer_than_opset", "check.unknown-op", [N("Gelu", ["X"], ["Y"])])
+    write("required_attribute_missing", "check.attribute-required", [N("Cast", ["X"], ["Y"])])
+    write("attribute_wrong_type", "check.attribute-type", [N("LeakyRelu", ["X"], ["Y"], alpha=1)])
+    write("attribute_unknown", "check.attribute-unknown", [N("Relu", ["X"], ["Y"], slope=0.5)])
+    write("too_many_inputs", "check.input-arity", [N("Relu", ["X", "X"], ["Y"])])
+    write("domain_not_imported", "check.opset-missing", [N("Thing", ["X"], ["Y"], domain="not.imported")])
+
+    # Graft's stricter rules.
+    act = fn("Act", ["X"], ["Y"], [N("Relu", ["X"], ["Y"])], overload="relu")
+    write("overload_below_ir10", "check.ir-version-field",
+          [N("Act", ["X"], ["Y"], domain=D, overload="relu")], [act], ir_version=9)
+    write("call_to_missing_overload", "check.call-missing-function",
+          [N("Act", ["X"], ["Y"], domain=D, overload="gelu")], [act])
+    scale = fn("Scale", ["X"], ["Y"], [N("Constant", [], ["a"]), N("Mul", ["X", "a"], ["Y"])], attributes=["alpha"])
+    scale.node[0].attribute.append(_aref("value_float", "alpha"))
+    write("undeclared_attribute_at_call", "check.call-undeclared-attribute",
+          [N("Scale", ["X"], ["Y"], domain=D, alpha=2.0, beta=1.0)], [scale])
+    write("reference_type_mismatch", "check.call-attribute-type",
+          [N("Scale", ["X"], ["Y"], domain=D, alpha=2)], [scale])
+    ref_node = N("LeakyRelu", ["X"], ["Y"])
+    ref_node.attribute.append(_aref("alpha", "alpha"))
+    write("reference_in_main_graph", "check.ref-outside-function", [ref_node])
+    unproduced = fn("Unproduced", ["X"], ["Y", "Z"], [N("Relu", ["X"], ["Y"])])
+    write("function_output_unproduced", "check.function-output-unproduced",
+          [N("Unproduced", ["X"], ["Y", "z"], domain=D)], [unproduced])
+    write("call_with_too_many_inputs", "check.call-arity",
+          [N("Act", ["X", "X"], ["Y"], domain=D, overload="relu")], [act])
+    ping = fn("Ping", ["X"], ["Y"], [N("Pong", ["X"], ["Y"], domain=D)])
+    pong = fn("Pong", ["X"], ["Y"], [N("Ping", ["X"], ["Y"], domain=D)])
+    write("mutual_recursion", "check.function-recursion", [N("Ping", ["X"], ["Y"], domain=D)], [ping, pong])
+    both = fn("Both", ["X"], ["Y"], [N("Relu", ["X"], ["Y"])], attributes=["alpha"],
+              attribute_protos=[helper.make_attribute("alpha", 1.0)])
+    write("attribute_declared_twice", "check.function-attribute-both", [N("Both", ["X"], ["Y"], domain=D)], [both])
+    cast = fn("CastTo", ["X"], ["Y"], [N("Cast", ["X"], ["Y"])], attributes=["to"])
+    cast.node[0].attribute.append(_aref("to", "to", AttributeProto.INT))
+    write("required_reference_unbound", "check.call-missing-required-attribute",
+          [N("CastTo", ["X"], ["Y"], domain=D)], [cast])
+    return True
+
+
 GENERATED = [gen_large_10k, gen_large_50k, gen_shared, gen_nested_functions, gen_overloads,
              gen_control_flow, gen_called_300, gen_metadata_everything, gen_unknown_field]
 
@@ -1002,6 +1079,7 @@ def summary(root: Path) -> str:
     parts.insert(1, f"node {count(root / 'node')}")
     parts.append(f"generated {count(root / 'generated')}")
     parts.append(f"corrupt {count(root / 'corrupt', '*')}")
+    parts.append(f"invalid {count(root / 'invalid')}")
     return "corpus (.onnx files; corrupt: all files): " + ", ".join(parts)
 
 
@@ -1027,6 +1105,7 @@ def main() -> int:
     for fn in GENERATED:
         ok &= _run_gen_step(root, fn)
     ok &= _run_dir_step(root, "corrupt", step_corrupt, [deep_if_model_bytes])
+    ok &= _run_dir_step(root, "invalid", step_invalid, [_aref])
     print(f"corpus: done in {time.monotonic() - t0:.1f} s")
     print(summary(root))
     if ok:

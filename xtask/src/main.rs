@@ -2,6 +2,7 @@
 //! commands (`serve`, `test`); the others are for development.
 
 mod codegen;
+mod schemas;
 mod tools;
 
 use std::path::{Path, PathBuf};
@@ -15,6 +16,7 @@ const USAGE: &str = "usage: cargo xtask <command>
   corpus             generate the test models under target/corpus (cached)
   bench              run the benchmarks and measure the peers in the same run
   codegen [--check]  regenerate (or check) the code generated from onnx.proto
+  schemas [--check]  regenerate (or check) the operator schemas dumped from onnx
 ";
 
 fn main() -> ExitCode {
@@ -23,6 +25,7 @@ fn main() -> ExitCode {
     let flag = |name: &str| args.iter().any(|a| a == name);
     let result = match args.first().map(String::as_str) {
         Some("codegen") => codegen::run(&root, flag("--check")),
+        Some("schemas") => schemas::run(&root, flag("--check")),
         Some("corpus") => corpus(&root).map(|_| ()),
         Some("test") => test(&root),
         Some("serve") => {
@@ -119,6 +122,7 @@ fn test(root: &Path) -> Result<(), String> {
     run(cargo().args(["fmt", "--all", "--check"]))?;
     step("generated code is current");
     codegen::run(root, true)?;
+    schemas::run(root, true)?;
     step("clippy (native)");
     run(cargo().args([
         "clippy",

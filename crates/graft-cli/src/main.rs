@@ -25,6 +25,14 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Check a model: onnx.checker's rules and Graft's stricter ones. Exit code 0 when
+    /// clean or warnings only, 1 when errors are found, 2 when the file cannot be read.
+    Check {
+        model: PathBuf,
+        /// Print the diagnostics as JSON.
+        #[arg(long)]
+        json: bool,
+    },
     /// Re-encode a model (lossless), optionally embedding external data.
     Convert {
         input: PathBuf,
@@ -46,6 +54,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Info { model, json } => info(&model, json),
+        Command::Check { model, json } => check(&model, json),
         Command::Convert {
             input,
             output,
@@ -94,6 +103,39 @@ fn info(path: &Path, json: bool) -> Result<ExitCode, Failure> {
         print!("{}", render(&summary));
     }
     Ok(ExitCode::SUCCESS)
+}
+
+fn check(path: &Path, json: bool) -> Result<ExitCode, Failure> {
+    let imported = open(path)?;
+    let mut diagnostics = imported.diagnostics;
+    diagnostics.extend(graft::check::check(&imported.model));
+    if json {
+        let text = serde_json::to_string_pretty(&diagnostics)
+            .map_err(|e| Failure(format!("cannot write JSON: {e}")))?;
+        println!("{text}");
+    } else {
+        for d in &diagnostics {
+            println!("{d}");
+        }
+        let errors = diagnostics
+            .iter()
+            .filter(|d| d.severity == Severity::Error)
+            .count();
+        let warnings = diagnostics
+            .iter()
+            .filter(|d| d.severity == Severity::Warning)
+            .count();
+        println!(
+            "{}: {errors} error(s), {warnings} warning(s)",
+            path.display()
+        );
+    }
+    let failed = diagnostics.iter().any(|d| d.severity == Severity::Error);
+    Ok(if failed {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
 }
 
 fn render(s: &Summary) -> String {

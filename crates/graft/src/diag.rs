@@ -3,7 +3,7 @@
 
 use serde::Serialize;
 
-use crate::ir::{FunctionId, GraphId, GraphOwner, Model, NodeId};
+use crate::ir::{GraphId, GraphOwner, Model, NodeId};
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -13,14 +13,36 @@ pub enum Severity {
     Error,
 }
 
-/// Where a diagnostic points.
+/// Where a diagnostic points: a graph (a function body is a graph), a node in it, and
+/// an attribute, input or field of that node or graph.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Location {
     pub graph: Option<GraphId>,
-    pub function: Option<FunctionId>,
     pub node: Option<NodeId>,
     /// An attribute, input or field within the node or graph, e.g. `input 2`.
     pub detail: Option<String>,
+}
+
+impl Location {
+    pub fn graph(graph: GraphId) -> Self {
+        Self {
+            graph: Some(graph),
+            ..Self::default()
+        }
+    }
+
+    pub fn node(graph: GraphId, node: NodeId) -> Self {
+        Self {
+            graph: Some(graph),
+            node: Some(node),
+            detail: None,
+        }
+    }
+
+    pub fn with(mut self, detail: impl Into<String>) -> Self {
+        self.detail = Some(detail.into());
+        self
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -31,6 +53,9 @@ pub struct Diagnostic {
     pub message: String,
     /// The location written out as a path, e.g. `graph "main" > node "Conv_0" (Conv)`.
     pub location: String,
+    /// The same location as ids, for jumping to it.
+    #[serde(skip)]
+    pub at: Location,
 }
 
 impl Diagnostic {
@@ -45,6 +70,24 @@ impl Diagnostic {
             code,
             message: message.into(),
             location,
+            at: Location::default(),
+        }
+    }
+
+    /// A diagnostic at a place in `model`.
+    pub fn at(
+        model: &Model,
+        severity: Severity,
+        code: &'static str,
+        message: impl Into<String>,
+        at: Location,
+    ) -> Self {
+        Self {
+            severity,
+            code,
+            message: message.into(),
+            location: at.describe(model),
+            at,
         }
     }
 }
@@ -68,9 +111,6 @@ impl Location {
     /// Writes the location as a path from the model down.
     pub fn describe(&self, model: &Model) -> String {
         let mut parts = Vec::new();
-        if let Some(f) = self.function.and_then(|f| model.function_arena.get(f)) {
-            parts.push(format!("function {}", f.key()));
-        }
         let graph = self
             .graph
             .or_else(|| self.node.and_then(|n| model.nodes.get(n)).map(|n| n.graph));

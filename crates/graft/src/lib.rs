@@ -2,10 +2,13 @@
 //! format, checker and passes. Pure Rust: no browser, no file system, no threads; the
 //! same code runs in the wasm app, the CLI and the tests.
 
+pub mod check;
 pub mod codec;
 pub mod diag;
 mod external;
+pub mod hash;
 pub mod ir;
+pub mod schema;
 pub mod summary;
 
 pub use codec::{ExportError, ExportOptions, ImportError, Imported, export, import};

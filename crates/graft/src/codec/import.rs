@@ -13,9 +13,10 @@
 use std::collections::HashMap;
 
 use super::wire::{
-    DecodeError, FxBuild, Input, MAX_DEPTH, Result, Wire, push_fixed32, push_fixed64, push_varints,
+    DecodeError, Input, MAX_DEPTH, Result, Wire, push_fixed32, push_fixed64, push_varints,
 };
 use crate::diag::{Diagnostic, Location, Severity};
+use crate::hash::FxBuild;
 use crate::ir::*;
 
 type Scope<'a> = HashMap<&'a str, ValueId, FxBuild>;
@@ -65,9 +66,7 @@ pub(super) fn decode(bytes: &bytes::Bytes) -> Result<(Model, Vec<Diagnostic>)> {
     let Importer { model, pending, .. } = importer;
     let diagnostics = pending
         .into_iter()
-        .map(|(severity, code, message, location)| {
-            Diagnostic::new(severity, code, message, location.describe(&model))
-        })
+        .map(|(severity, code, message, at)| Diagnostic::at(&model, severity, code, message, at))
         .collect();
     Ok((model, diagnostics))
 }
@@ -76,7 +75,7 @@ impl<'a> Importer<'a> {
     fn enter(&mut self) -> Result<()> {
         self.depth += 1;
         if self.depth > MAX_DEPTH {
-            return Err(DecodeError(format!(
+            return Err(DecodeError::Malformed(format!(
                 "recursion limit reached: messages nest more than {MAX_DEPTH} deep"
             )));
         }
@@ -142,8 +141,8 @@ impl<'a> Importer<'a> {
                 _ => self.unknown("ModelProto", number, wire),
             }
         }
-        if graph.is_none() && functions.is_empty() && self.model.ir_version.is_none() {
-            return Err(DecodeError("NOT_A_MODEL".into()));
+        if graph.is_none() && functions.is_empty() {
+            return Err(DecodeError::NotAModel);
         }
         // Functions first: they see nothing of the main graph.
         for (s, e) in functions {

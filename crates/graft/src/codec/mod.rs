@@ -51,10 +51,8 @@ pub enum ExportError {
 pub fn import(bytes: Bytes) -> Result<Imported, ImportError> {
     let (model, mut diagnostics) = match import::decode(&bytes) {
         Ok(decoded) => decoded,
-        Err(wire::DecodeError(message)) if message == "NOT_A_MODEL" => {
-            return Err(ImportError::NotAModel);
-        }
-        Err(wire::DecodeError(message)) => return Err(ImportError::Decode(message)),
+        Err(wire::DecodeError::NotAModel) => return Err(ImportError::NotAModel),
+        Err(wire::DecodeError::Malformed(message)) => return Err(ImportError::Decode(message)),
     };
     for u in &model.unknown_fields {
         diagnostics.push(Diagnostic::new(

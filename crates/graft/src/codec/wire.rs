@@ -9,7 +9,16 @@ use bytes::Bytes;
 pub(super) const MAX_DEPTH: u32 = 100;
 
 #[derive(Debug)]
-pub(super) struct DecodeError(pub String);
+pub(super) enum DecodeError {
+    /// The bytes are not a well-formed protobuf of the expected shape.
+    Malformed(String),
+    /// A well-formed protobuf with neither a graph nor functions: not a model.
+    NotAModel,
+}
+
+fn malformed(message: impl Into<String>) -> DecodeError {
+    DecodeError::Malformed(message.into())
+}
 
 pub(super) type Result<T> = std::result::Result<T, DecodeError>;
 
@@ -49,7 +58,7 @@ impl<'a> Input<'a> {
 
     pub fn str(&self, start: usize, end: usize, what: &str) -> Result<&'a str> {
         std::str::from_utf8(&self.data()[start..end])
-            .map_err(|_| DecodeError(format!("{what} is not valid UTF-8")))
+            .map_err(|_| malformed(format!("{what} is not valid UTF-8")))
     }
 
     pub fn string(&self, start: usize, end: usize, what: &str) -> Result<String> {
@@ -85,10 +94,10 @@ impl Fields<'_> {
                 .data
                 .get(self.pos)
                 .filter(|_| self.pos < self.end)
-                .ok_or_else(|| DecodeError("truncated varint".into()))?;
+                .ok_or_else(|| malformed("truncated varint"))?;
             self.pos += 1;
             if shift == 63 && byte > 1 {
-                return Err(DecodeError("varint overflows 64 bits".into()));
+                return Err(malformed("varint overflows 64 bits"));
             }
             value |= u64::from(byte & 0x7f) << shift;
             if byte & 0x80 == 0 {
@@ -96,7 +105,7 @@ impl Fields<'_> {
             }
             shift += 7;
             if shift > 63 {
-                return Err(DecodeError("varint longer than 10 bytes".into()));
+                return Err(malformed("varint longer than 10 bytes"));
             }
         }
     }
@@ -104,7 +113,7 @@ impl Fields<'_> {
     fn fixed<const N: usize>(&mut self) -> Result<[u8; N]> {
         let end = self.pos + N;
         if end > self.end {
-            return Err(DecodeError("truncated fixed-size field".into()));
+            return Err(malformed("truncated fixed-size field"));
         }
         let mut out = [0u8; N];
         out.copy_from_slice(&self.data[self.pos..end]);
@@ -121,7 +130,7 @@ impl Fields<'_> {
         let number = u32::try_from(tag >> 3)
             .ok()
             .filter(|&n| n > 0 && n < (1 << 29))
-            .ok_or_else(|| DecodeError(format!("invalid field number {}", tag >> 3)))?;
+            .ok_or_else(|| malformed(format!("invalid field number {}", tag >> 3)))?;
         let wire = match tag & 7 {
             0 => Wire::Varint(self.varint()?),
             1 => Wire::Fixed64(u64::from_le_bytes(self.fixed::<8>()?)),
@@ -133,7 +142,7 @@ impl Fields<'_> {
                     .and_then(|len| start.checked_add(len))
                     .filter(|&end| end <= self.end)
                     .ok_or_else(|| {
-                        DecodeError(format!(
+                        malformed(format!(
                             "field {number} declares {len} bytes, more than the {} left",
                             self.end - start
                         ))
@@ -146,7 +155,7 @@ impl Fields<'_> {
                 Wire::Group
             }
             5 => Wire::Fixed32(u32::from_le_bytes(self.fixed::<4>()?)),
-            other => return Err(DecodeError(format!("invalid wire type {other}"))),
+            other => return Err(malformed(format!("invalid wire type {other}"))),
         };
         Ok(Some((number, wire)))
     }
@@ -156,7 +165,7 @@ impl Fields<'_> {
         let mut open = vec![number];
         while let Some(&current) = open.last() {
             if self.pos >= self.end {
-                return Err(DecodeError("unterminated group".into()));
+                return Err(malformed("unterminated group"));
             }
             let tag = self.varint()?;
             let n = u32::try_from(tag >> 3).unwrap_or(0);
@@ -173,7 +182,7 @@ impl Fields<'_> {
                         .pos
                         .checked_add(len)
                         .filter(|&e| e <= self.end)
-                        .ok_or_else(|| DecodeError("truncated group".into()))?;
+                        .ok_or_else(|| malformed("truncated group"))?;
                 }
                 3 => open.push(n),
                 4 if n == current => {
@@ -182,7 +191,7 @@ impl Fields<'_> {
                 5 => {
                     self.fixed::<4>()?;
                 }
-                _ => return Err(DecodeError("malformed group".into())),
+                _ => return Err(malformed("malformed group")),
             }
         }
         Ok(())
@@ -216,9 +225,7 @@ pub(super) fn push_fixed32(input: &Input<'_>, wire: Wire, out: &mut Vec<f32>) ->
         Wire::Len(start, end) => {
             let data = &input.data()[start..end];
             if !data.len().is_multiple_of(4) {
-                return Err(DecodeError(
-                    "packed float field is not a multiple of 4 bytes".into(),
-                ));
+                return Err(malformed("packed float field is not a multiple of 4 bytes"));
             }
             out.reserve(data.len() / 4);
             out.extend(
@@ -238,8 +245,8 @@ pub(super) fn push_fixed64(input: &Input<'_>, wire: Wire, out: &mut Vec<f64>) ->
         Wire::Len(start, end) => {
             let data = &input.data()[start..end];
             if !data.len().is_multiple_of(8) {
-                return Err(DecodeError(
-                    "packed double field is not a multiple of 8 bytes".into(),
+                return Err(malformed(
+                    "packed double field is not a multiple of 8 bytes",
                 ));
             }
             out.reserve(data.len() / 8);
@@ -253,33 +260,3 @@ pub(super) fn push_fixed64(input: &Input<'_>, wire: Wire, out: &mut Vec<f64>) ->
     }
     Ok(true)
 }
-
-/// A small, fast hasher for name lookups (FxHash's multiply-rotate); names come from
-/// the model, and a hash-flooding attack on one's own model is not a threat here.
-#[derive(Default, Clone, Copy)]
-pub(super) struct FxHasher(u64);
-
-impl std::hash::Hasher for FxHasher {
-    fn write(&mut self, bytes: &[u8]) {
-        const K: u64 = 0x517c_c1b7_2722_0a95;
-        let mut chunks = bytes.chunks_exact(8);
-        for c in &mut chunks {
-            let mut b = [0u8; 8];
-            b.copy_from_slice(c);
-            self.0 = (self.0.rotate_left(5) ^ u64::from_le_bytes(b)).wrapping_mul(K);
-        }
-        for &b in chunks.remainder() {
-            self.0 = (self.0.rotate_left(5) ^ u64::from(b)).wrapping_mul(K);
-        }
-    }
-
-    fn write_u8(&mut self, i: u8) {
-        self.0 = (self.0.rotate_left(5) ^ u64::from(i)).wrapping_mul(0x517c_c1b7_2722_0a95);
-    }
-
-    fn finish(&self) -> u64 {
-        self.0
-    }
-}
-
-pub(super) type FxBuild = std::hash::BuildHasherDefault<FxHasher>;

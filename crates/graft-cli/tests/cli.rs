@@ -1,0 +1,138 @@
+//! The `graft` binary as a user runs it: exit codes, one-line errors, JSON keys, and
+//! lossless conversion.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn graft(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_graft"))
+        .args(args)
+        .output()
+        .expect("the graft binary runs")
+}
+
+fn examples() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../assets/examples")
+}
+
+fn temp(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("graft-cli-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    dir.join(name)
+}
+
+/// Exit code 2 and exactly one line on stderr, naming the file.
+fn assert_clean_failure(out: &Output, mentions: &str) {
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "stderr: {stderr}");
+    assert_eq!(stderr.lines().count(), 1, "stderr: {stderr}");
+    assert!(
+        stderr.starts_with("graft: ") && stderr.contains(mentions),
+        "stderr: {stderr}"
+    );
+    assert!(!stderr.contains("panicked"), "stderr: {stderr}");
+}
+
+#[test]
+fn bad_inputs_give_one_line_and_exit_code_2() {
+    let missing = temp("does-not-exist.onnx");
+    assert_clean_failure(
+        &graft(&["info", missing.to_str().unwrap_or("")]),
+        "cannot read",
+    );
+
+    let model = std::fs::read(examples().join("mlp.onnx")).expect("example");
+    let cases: [(&str, Vec<u8>, &str); 4] = [
+        (
+            "truncated.onnx",
+            model[..model.len() / 2].to_vec(),
+            "not a valid ONNX model",
+        ),
+        (
+            "random.onnx",
+            (0..4096u32)
+                .map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8)
+                .collect(),
+            "not a valid ONNX model",
+        ),
+        // A TensorProto { dims: [2], data_type: 1 }: a protobuf, not a model.
+        (
+            "tensor.pb",
+            vec![0x08, 0x02, 0x10, 0x01],
+            "not an ONNX model",
+        ),
+        ("empty.onnx", Vec::new(), "not an ONNX model"),
+    ];
+    for (name, bytes, message) in cases {
+        let path = temp(name);
+        std::fs::write(&path, bytes).expect("write");
+        let out = graft(&["info", path.to_str().unwrap_or("")]);
+        assert_clean_failure(&out, message);
+        let out = graft(&[
+            "convert",
+            path.to_str().unwrap_or(""),
+            "-o",
+            temp("out.onnx").to_str().unwrap_or(""),
+        ]);
+        assert_clean_failure(&out, name);
+    }
+}
+
+#[test]
+fn info_json_has_the_documented_keys() {
+    let path = examples().join("functions_and_control_flow.onnx");
+    let out = graft(&["info", path.to_str().unwrap_or(""), "--json"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    for key in [
+        "ir_version",
+        "opset_import",
+        "producer_name",
+        "nodes_total",
+        "nodes_main",
+        "functions",
+        "overloads",
+        "initializers",
+        "initializer_bytes",
+        "external_tensors",
+        "max_subgraph_depth",
+        "diagnostics",
+    ] {
+        assert!(json.get(key).is_some(), "missing key {key} in {json}");
+    }
+    assert_eq!(json["ir_version"], 10);
+    assert_eq!(json["functions"], 1);
+    assert_eq!(json["nodes_main"], 14);
+    assert_eq!(json["nodes_total"], 22);
+    assert_eq!(json["max_subgraph_depth"], 1);
+}
+
+#[test]
+fn convert_is_lossless_and_deterministic() {
+    for name in ["functions_and_control_flow.onnx", "mlp.onnx"] {
+        let input = examples().join(name);
+        let output = temp(name);
+        let out = graft(&[
+            "convert",
+            input.to_str().unwrap_or(""),
+            "-o",
+            output.to_str().unwrap_or(""),
+        ]);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        // Both examples were written by onnx, which serializes in field order as prost
+        // does: an unedited model comes back byte for byte.
+        assert_eq!(
+            std::fs::read(&input).ok(),
+            std::fs::read(&output).ok(),
+            "{name}"
+        );
+    }
+}

@@ -1,0 +1,469 @@
+//! Checks of one graph and its subgraphs: names, order, scopes, and each node against
+//! its schema or the local function it calls.
+
+use std::collections::{HashMap, HashSet};
+
+use crate::hash::FxBuild;
+
+type Set<T> = HashSet<T, FxBuild>;
+
+use super::Checker;
+use crate::diag::{Location, Severity};
+use crate::ir::{AttrKind, GraphId, NodeId, ValueDef, ValueId, normalize_domain};
+use crate::schema::{self, ParamOption};
+
+/// Domains whose operators Graft has schemas for.
+const STANDARD_DOMAINS: [&str; 3] = ["", "ai.onnx.ml", "ai.onnx.preview.training"];
+
+impl<'m> Checker<'m> {
+    /// Checks `root` and every subgraph below it.
+    pub(super) fn graph_tree(&mut self, root: GraphId) {
+        let mut stack = vec![root];
+        while let Some(g) = stack.pop() {
+            self.graph(g);
+            for &n in &self.model.graph(g).nodes {
+                for a in &self.model.node(n).attributes {
+                    stack.extend(a.graphs());
+                }
+            }
+        }
+    }
+
+    /// The values a graph defines, in definition order.
+    fn definitions(&self, g: GraphId) -> Vec<ValueId> {
+        let graph = self.model.graph(g);
+        let mut out: Vec<ValueId> = graph.inputs.iter().filter_map(|i| i.value).collect();
+        let inputs: Set<ValueId> = out.iter().copied().collect();
+        out.extend(
+            graph
+                .initializers
+                .iter()
+                .filter_map(|i| i.value)
+                .chain(graph.sparse_initializers.iter().filter_map(|s| s.value))
+                .filter(|v| !inputs.contains(v)),
+        );
+        for &n in &graph.nodes {
+            out.extend(self.model.node(n).outputs.iter().flatten());
+        }
+        out
+    }
+
+    /// Names visible in the graphs enclosing `g` (not `g` itself).
+    fn outer_names(&self, g: GraphId) -> Set<&'m str> {
+        let model: &'m crate::ir::Model = self.model;
+        let mut names = Set::default();
+        let mut current = self.model.parent_graph(g);
+        while let Some(outer) = current {
+            for v in self.definitions(outer) {
+                names.insert(model.value(v).name.as_str());
+            }
+            current = self.model.parent_graph(outer);
+        }
+        names
+    }
+
+    fn graph(&mut self, g: GraphId) {
+        let model = self.model;
+        let graph = model.graph(g);
+
+        // SSA and shadowing.
+        let outer = self.outer_names(g);
+        let mut defined: Set<&str> = Set::default();
+        for v in self.definitions(g) {
+            let name = model.value(v).name.as_str();
+            if !defined.insert(name) {
+                self.error(
+                    "check.ssa",
+                    format!("{name:?} is defined more than once in this graph"),
+                    Location::graph(g),
+                );
+            } else if outer.contains(name) {
+                self.report(
+                    Severity::Warning,
+                    "check.shadowing",
+                    format!("{name:?} shadows a value of an enclosing graph; rename one of them"),
+                    Location::graph(g),
+                );
+            }
+        }
+
+        if graph.owner == crate::ir::GraphOwner::Model {
+            self.main_graph_rules(g);
+        }
+
+        // Uses before definitions, and undefined names.
+        let position: HashMap<NodeId, usize, FxBuild> = graph
+            .nodes
+            .iter()
+            .enumerate()
+            .map(|(i, &n)| (n, i))
+            .collect();
+        for (i, &n) in graph.nodes.iter().enumerate() {
+            for (k, input) in model.node(n).inputs.iter().enumerate() {
+                let Some(v) = *input else { continue };
+                let value = model.value(v);
+                match value.def {
+                    ValueDef::Undefined => self.error(
+                        "check.undefined-name",
+                        format!("input {k} {:?} is not defined in this scope", value.name),
+                        Location::node(g, n).with(format!("input {k}")),
+                    ),
+                    ValueDef::Node(p) if position.get(&p).is_some_and(|&j| j >= i) => self.error(
+                        "check.topological-order",
+                        format!("input {k} {:?} is produced by a node that comes later; nodes must be in topological order", value.name),
+                        Location::node(g, n).with(format!("input {k}")),
+                    ),
+                    _ => {}
+                }
+            }
+            self.node(g, n);
+        }
+        for (k, output) in graph.outputs.iter().enumerate() {
+            if let Some(v) = output.value
+                && model.value(v).def == ValueDef::Undefined
+                && !matches!(graph.owner, crate::ir::GraphOwner::Function(_))
+            {
+                self.error(
+                    "check.undefined-name",
+                    format!("graph output {k} {:?} is not defined", model.value(v).name),
+                    Location::graph(g).with(format!("output {k}")),
+                );
+            }
+        }
+    }
+
+    /// onnx.checker's rules for the main graph: complete types on inputs, outputs and
+    /// value_info; before IR 4, every initializer is also an input.
+    fn main_graph_rules(&mut self, g: GraphId) {
+        let model = self.model;
+        let graph = model.graph(g);
+        let lists = [
+            ("input", &graph.inputs),
+            ("output", &graph.outputs),
+            ("value_info", &graph.value_info),
+        ];
+        for (what, infos) in lists {
+            for (k, info) in infos.iter().enumerate() {
+                let at = Location::graph(g).with(format!("{what} {k}"));
+                let name = info
+                    .value
+                    .map(|v| model.value(v).name.as_str())
+                    .unwrap_or("");
+                if name.is_empty() {
+                    self.error("check.value-info", format!("{what} {k} has no name"), at);
+                    continue;
+                }
+                if let Some(missing) = incomplete(info.ty.as_ref()) {
+                    self.error(
+                        "check.value-info",
+                        format!("{what} {name:?}: {missing}"),
+                        at,
+                    );
+                }
+            }
+        }
+        if self.ir_version() < 4 {
+            let inputs: HashSet<ValueId> = graph.inputs.iter().filter_map(|i| i.value).collect();
+            for init in &graph.initializers {
+                if let Some(v) = init.value
+                    && !inputs.contains(&v)
+                {
+                    self.error(
+                        "check.ir-version-field",
+                        format!("initializer {:?} is not a graph input, which IR versions below 4 require", model.value(v).name),
+                        Location::graph(g),
+                    );
+                }
+            }
+        }
+        if self.ir_version() < 6 && !graph.sparse_initializers.is_empty() {
+            self.error(
+                "check.ir-version-field",
+                format!(
+                    "sparse initializers need ir_version >= 6 (the model has {})",
+                    self.ir_version()
+                ),
+                Location::graph(g),
+            );
+        }
+    }
+
+    /// The opset version in force for `domain` at graph `g`, or `None` if not imported.
+    fn opset_version(&self, g: GraphId, domain: &str) -> Option<i64> {
+        let imports = match self.enclosing_function(g) {
+            Some(f) => &self.model.function(f).opset_import,
+            None => &self.model.opset_import,
+        };
+        let domain = normalize_domain(domain);
+        imports
+            .iter()
+            .find(|o| o.normalized_domain() == domain)
+            .map(|o| o.version.unwrap_or(1))
+    }
+
+    fn node(&mut self, g: GraphId, n: NodeId) {
+        let model = self.model;
+        let node = model.node(n);
+        let at = Location::node(g, n);
+        let domain = node.domain();
+
+        if !node.overload().is_empty() && self.ir_version() < 10 {
+            self.error(
+                "check.ir-version-field",
+                format!(
+                    "the node calls overload {:?}, which needs ir_version >= 10 (the model has {})",
+                    node.overload(),
+                    self.ir_version()
+                ),
+                at.clone(),
+            );
+        }
+        self.attributes_in_context(g, n);
+
+        let version = self.opset_version(g, domain);
+        if version.is_none() {
+            let scope = if self.enclosing_function(g).is_some() {
+                "the function's"
+            } else {
+                "the model's"
+            };
+            self.error(
+                "check.opset-missing",
+                format!(
+                    "domain {:?} of {} is not in {scope} opset_import",
+                    node.domain.as_deref().unwrap_or(""),
+                    node.op_type()
+                ),
+                at.clone(),
+            );
+        }
+        if let Some(callee) = self.callee(n) {
+            self.call(g, n, callee);
+            return;
+        }
+        if self.function_domains.contains(domain) && !STANDARD_DOMAINS.contains(&domain) {
+            self.error(
+                "check.call-missing-function",
+                format!(
+                    "no local function {}.{}{} exists",
+                    domain,
+                    node.op_type(),
+                    if node.overload().is_empty() {
+                        String::new()
+                    } else {
+                        format!(":{}", node.overload())
+                    }
+                ),
+                at,
+            );
+            return;
+        }
+        if !STANDARD_DOMAINS.contains(&domain) {
+            return; // A custom domain: nothing to check the node against.
+        }
+        let Some(version) = version else { return };
+        let Some(schema) = schema::lookup(domain, node.op_type(), version) else {
+            self.error(
+                "check.unknown-op",
+                format!(
+                    "{:?} is not an operator of domain {:?} at opset version {version}",
+                    node.op_type(),
+                    domain
+                ),
+                at,
+            );
+            return;
+        };
+        self.against_schema(g, n, schema);
+    }
+
+    /// Rules about attributes that hold wherever the node is.
+    fn attributes_in_context(&mut self, g: GraphId, n: NodeId) {
+        let model = self.model;
+        let function = self.enclosing_function(g);
+        let mut seen = HashSet::new();
+        for a in &model.node(n).attributes {
+            let at = Location::node(g, n).with(format!("attribute {:?}", a.name()));
+            if !seen.insert(a.name()) {
+                self.error(
+                    "check.attribute-duplicate",
+                    format!("attribute {:?} is given twice", a.name()),
+                    at.clone(),
+                );
+            }
+            match &a.kind {
+                AttrKind::Ref { name, .. } => match function {
+                    None => self.error(
+                        "check.ref-outside-function",
+                        format!("attribute {:?} refers to {name:?} (ref_attr_name), which only a function body may do", a.name()),
+                        at,
+                    ),
+                    Some(f) => {
+                        let func = model.function(f);
+                        let declared = func.attribute.iter().any(|d| d == name)
+                            || func.attribute_proto.iter().any(|d| d.name() == name);
+                        if !declared {
+                            self.error(
+                                "check.ref-undeclared",
+                                format!("attribute {:?} refers to {name:?}, which function {} does not declare", a.name(), func.key()),
+                                at,
+                            );
+                        }
+                    }
+                },
+                AttrKind::Raw(raw) => {
+                    let why = if raw.ref_attr_name.is_some() && raw.r#type.is_none() {
+                        "a reference (ref_attr_name) without a type".to_string()
+                    } else {
+                        format!("its type field ({:?}) and value fields do not agree", raw.r#type)
+                    };
+                    self.error("check.attribute-malformed", format!("attribute {:?} is malformed: {why}", a.name()), at);
+                }
+                AttrKind::Value(_) => {}
+            }
+        }
+    }
+
+    fn against_schema(&mut self, g: GraphId, n: NodeId, schema: &schema::OpSchema) {
+        let node = self.model.node(n);
+        let at = Location::node(g, n);
+        let op = OpName(schema);
+        let (inputs, outputs) = (node.inputs.len(), node.outputs.len());
+        if inputs < schema.min_inputs || inputs > schema.max_inputs {
+            self.error(
+                "check.input-arity",
+                format!(
+                    "{op} takes {} inputs, the node has {inputs}",
+                    range(schema.min_inputs, schema.max_inputs)
+                ),
+                at.clone(),
+            );
+        }
+        if outputs < schema.min_outputs || outputs > schema.max_outputs {
+            self.error(
+                "check.output-arity",
+                format!(
+                    "{op} has {} outputs, the node has {outputs}",
+                    range(schema.min_outputs, schema.max_outputs)
+                ),
+                at.clone(),
+            );
+        }
+        for (k, input) in node.inputs.iter().enumerate() {
+            let formal = schema.inputs.get(k).or(schema.inputs.last());
+            if input.is_none()
+                && let Some(formal) = formal
+                && formal.option == ParamOption::Single
+            {
+                self.error(
+                    "check.required-input-missing",
+                    format!(
+                        "input {k} ({}) of {op} is required but given as \"\"",
+                        formal.name
+                    ),
+                    at.clone().with(format!("input {k}")),
+                );
+            }
+        }
+        for a in &node.attributes {
+            let at = at.clone().with(format!("attribute {:?}", a.name()));
+            let Some(declared) = schema.attributes.iter().find(|s| s.name == a.name()) else {
+                self.error(
+                    "check.attribute-unknown",
+                    format!("{op} has no attribute {:?}", a.name()),
+                    at,
+                );
+                continue;
+            };
+            let given = match &a.kind {
+                AttrKind::Value(v) => Some(v.attr_type()),
+                AttrKind::Ref { ty, .. } => Some(*ty),
+                AttrKind::Raw(_) => None,
+            };
+            if let Some(given) = given
+                && given != declared.ty
+            {
+                self.error(
+                    "check.attribute-type",
+                    format!(
+                        "attribute {:?} of {op} is {}, not {}",
+                        a.name(),
+                        declared.ty.name(),
+                        given.name()
+                    ),
+                    at,
+                );
+            }
+        }
+        for declared in schema.attributes.iter().filter(|s| s.required) {
+            if !node.attributes.iter().any(|a| a.name() == declared.name) {
+                self.error(
+                    "check.attribute-required",
+                    format!("{op} requires attribute {:?}", declared.name),
+                    at.clone(),
+                );
+            }
+        }
+    }
+}
+
+fn range(min: usize, max: usize) -> String {
+    if min == max {
+        format!("{min}")
+    } else if max >= i32::MAX as usize {
+        format!("at least {min}")
+    } else {
+        format!("{min} to {max}")
+    }
+}
+
+/// What a main-graph type lacks, as onnx.checker requires it.
+fn incomplete(ty: Option<&crate::ir::Type>) -> Option<&'static str> {
+    use crate::ir::TypeValue;
+    let Some(ty) = ty else {
+        return Some("it has no type");
+    };
+    match &ty.value {
+        None => Some("its type has no value"),
+        Some(TypeValue::Tensor(t)) => t
+            .elem_type
+            .is_none()
+            .then_some("its tensor type has no elem_type"),
+        Some(TypeValue::SparseTensor(t)) => {
+            if t.elem_type.is_none() {
+                Some("its sparse tensor type has no elem_type")
+            } else if t.shape.is_none() {
+                Some("its sparse tensor type has no shape")
+            } else {
+                None
+            }
+        }
+        Some(TypeValue::Sequence(e) | TypeValue::Optional(e)) => e
+            .as_ref()
+            .map_or(Some("its type has no elem_type"), |e| incomplete(Some(e))),
+        Some(TypeValue::Map {
+            key_type,
+            value_type,
+        }) => {
+            if key_type.is_none() {
+                Some("its map type has no key_type")
+            } else {
+                value_type
+                    .as_ref()
+                    .map_or(Some("its map type has no value_type"), |v| {
+                        incomplete(Some(v))
+                    })
+            }
+        }
+        Some(TypeValue::Opaque { .. }) => None,
+    }
+}
+
+/// `Name-version` of a schema, formatted only when a message needs it.
+struct OpName<'s>(&'s schema::OpSchema);
+
+impl std::fmt::Display for OpName<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}-{}", self.0.name, self.0.since_version)
+    }
+}

@@ -1,0 +1,435 @@
+//! The checker: every rule onnx.checker enforces that Graft's IR can express, plus the
+//! rules it misses that `semantics.md` §5 lists (overloads below IR 10, dangling calls,
+//! undeclared or mistyped attributes at calls, `ref_attr_name` outside functions,
+//! unproduced function outputs, call arity, recursion, shadowing, local functions
+//! shadowing standard ops).
+//!
+//! Each diagnostic has a stable code (`check.*`, listed in [`CODES`]) and points at the
+//! graph, node and attribute or input where the problem is. The checker reads the model
+//! only; it is cheap enough to run after every edit.
+
+mod calls;
+mod graph;
+
+use std::collections::{HashMap, HashSet};
+
+use crate::diag::{Diagnostic, Location, Severity};
+use crate::ir::{
+    AttrKind, FunctionId, FunctionKey, GraphId, GraphOwner, Model, NodeId, normalize_domain,
+};
+
+/// Every code the checker emits, with the rule in one line. "stricter" marks rules
+/// onnx.checker does not enforce.
+pub const CODES: &[(&str, &str)] = &[
+    ("check.ir-version-missing", "the model has no ir_version"),
+    (
+        "check.ir-version-field",
+        "a field is used that the model's IR version does not have (stricter for overloads and attribute defaults)",
+    ),
+    (
+        "check.opset-duplicate",
+        "a domain is imported twice (ai.onnx and \"\" are one domain)",
+    ),
+    (
+        "check.opset-missing",
+        "a node's domain is not in the opset_import in force",
+    ),
+    ("check.graph-missing", "the model has no graph"),
+    (
+        "check.value-info",
+        "a main-graph input, output or value_info without a name or a complete type",
+    ),
+    ("check.ssa", "a name is defined twice in one graph"),
+    (
+        "check.undefined-name",
+        "a name is used where nothing defines it",
+    ),
+    (
+        "check.topological-order",
+        "a node uses a value that a later node defines",
+    ),
+    (
+        "check.shadowing",
+        "a subgraph defines a name an enclosing scope already has (stricter)",
+    ),
+    (
+        "check.unknown-op",
+        "no schema for the op at the imported version, and no local function",
+    ),
+    (
+        "check.input-arity",
+        "too few or too many inputs for the schema",
+    ),
+    (
+        "check.output-arity",
+        "too few or too many outputs for the schema",
+    ),
+    (
+        "check.required-input-missing",
+        "a required input is given as \"\" (stricter)",
+    ),
+    (
+        "check.attribute-unknown",
+        "an attribute the op's schema does not declare",
+    ),
+    ("check.attribute-type", "an attribute of the wrong type"),
+    (
+        "check.attribute-required",
+        "a required attribute is missing",
+    ),
+    (
+        "check.attribute-duplicate",
+        "an attribute is given twice on one node",
+    ),
+    (
+        "check.attribute-malformed",
+        "an attribute whose fields do not form one value",
+    ),
+    (
+        "check.ref-outside-function",
+        "ref_attr_name outside a function body (stricter)",
+    ),
+    (
+        "check.ref-undeclared",
+        "ref_attr_name names an attribute the function does not declare",
+    ),
+    (
+        "check.function-duplicate",
+        "two functions with the same (domain, name, overload)",
+    ),
+    (
+        "check.function-attribute-both",
+        "a function attribute is both in attribute and attribute_proto (stricter)",
+    ),
+    (
+        "check.function-output-unproduced",
+        "a function output nothing in the body produces (stricter)",
+    ),
+    (
+        "check.function-output-is-input",
+        "a function output that is one of its inputs (inliners must insert an Identity)",
+    ),
+    (
+        "check.function-recursion",
+        "functions call each other in a cycle (stricter)",
+    ),
+    (
+        "check.function-shadows-op",
+        "a local function in domain \"\" named like a standard op: runtimes run the op (stricter)",
+    ),
+    (
+        "check.call-missing-function",
+        "a call to a local function domain with no matching (name, overload) (stricter)",
+    ),
+    (
+        "check.call-arity",
+        "a call with more inputs or outputs than the function declares (stricter)",
+    ),
+    (
+        "check.call-undeclared-attribute",
+        "a call passes an attribute the function does not declare (stricter)",
+    ),
+    (
+        "check.call-attribute-type",
+        "a call's attribute type differs from the references in the body (stricter)",
+    ),
+    (
+        "check.call-missing-required-attribute",
+        "a reference the call leaves unbound, with no default, where the op requires the attribute (stricter)",
+    ),
+];
+
+/// Checks the whole model.
+pub fn check(model: &Model) -> Vec<Diagnostic> {
+    let mut checker = Checker::new(model);
+    checker.model_level();
+    for &f in &model.functions {
+        checker.function(f);
+    }
+    checker.recursion();
+    let mut graphs: Vec<GraphId> = model.graph.into_iter().collect();
+    for t in &model.training_info {
+        graphs.extend(t.initialization);
+        graphs.extend(t.algorithm);
+    }
+    for &f in &model.functions {
+        graphs.push(model.function(f).body);
+    }
+    for g in graphs {
+        checker.graph_tree(g);
+    }
+    checker.out
+}
+
+pub(crate) struct Checker<'m> {
+    pub model: &'m Model,
+    pub out: Vec<Diagnostic>,
+    /// Functions by key.
+    pub functions: HashMap<FunctionKey, FunctionId>,
+    /// Domains that hold at least one local function.
+    pub function_domains: HashSet<String>,
+}
+
+impl<'m> Checker<'m> {
+    fn new(model: &'m Model) -> Self {
+        let mut functions = HashMap::new();
+        let mut function_domains = HashSet::new();
+        for &f in &model.functions {
+            let key = model.function(f).key();
+            function_domains.insert(key.domain.clone());
+            functions.entry(key).or_insert(f);
+        }
+        Self {
+            model,
+            out: Vec::new(),
+            functions,
+            function_domains,
+        }
+    }
+
+    pub fn report(
+        &mut self,
+        severity: Severity,
+        code: &'static str,
+        message: String,
+        at: Location,
+    ) {
+        self.out
+            .push(Diagnostic::at(self.model, severity, code, message, at));
+    }
+
+    pub fn error(&mut self, code: &'static str, message: String, at: Location) {
+        self.report(Severity::Error, code, message, at);
+    }
+
+    pub fn ir_version(&self) -> i64 {
+        self.model.ir_version.unwrap_or(0)
+    }
+
+    fn model_level(&mut self) {
+        let model = self.model;
+        if model.ir_version.is_none() {
+            self.error(
+                "check.ir-version-missing",
+                "the model has no ir_version".into(),
+                Location::default(),
+            );
+        }
+        if model.graph.is_none() {
+            self.error(
+                "check.graph-missing",
+                "the model has no graph".into(),
+                Location::default(),
+            );
+        }
+        let mut seen = HashSet::new();
+        for o in &model.opset_import {
+            if !seen.insert(o.normalized_domain().to_string()) {
+                self.error(
+                    "check.opset-duplicate",
+                    format!(
+                        "domain {:?} is imported more than once",
+                        o.domain.as_deref().unwrap_or("")
+                    ),
+                    Location::default().with("opset_import"),
+                );
+            }
+        }
+        let mut keys = HashSet::new();
+        for &f in &model.functions {
+            let function = model.function(f);
+            let key = function.key();
+            let at = Location::graph(function.body);
+            if !keys.insert(key.clone()) {
+                self.error(
+                    "check.function-duplicate",
+                    format!("function {key} is defined more than once"),
+                    at.clone(),
+                );
+            }
+            if !key.overload.is_empty() && self.ir_version() < 10 {
+                self.error(
+                    "check.ir-version-field",
+                    format!("function {key} has an overload id, which needs ir_version >= 10 (the model has {})", self.ir_version()),
+                    at.clone(),
+                );
+            }
+            if !function.attribute_proto.is_empty() && self.ir_version() < 9 {
+                self.error(
+                    "check.ir-version-field",
+                    format!("function {key} declares attribute defaults, which need ir_version >= 9 (the model has {})", self.ir_version()),
+                    at.clone(),
+                );
+            }
+            if self.ir_version() < 8 {
+                self.error(
+                    "check.ir-version-field",
+                    format!(
+                        "model-local functions need ir_version >= 8 (the model has {})",
+                        self.ir_version()
+                    ),
+                    at.clone(),
+                );
+            }
+            if key.domain.is_empty() && !crate::schema::history("", &key.name).is_empty() {
+                self.report(
+                    Severity::Warning,
+                    "check.function-shadows-op",
+                    format!("local function {key} has the name of a standard operator; onnxruntime runs the standard operator instead"),
+                    at,
+                );
+            }
+        }
+    }
+
+    fn function(&mut self, id: FunctionId) {
+        let model = self.model;
+        let function = model.function(id);
+        let key = function.key();
+        let at = Location::graph(function.body);
+        let declared: HashSet<&str> = function.attribute.iter().map(String::as_str).collect();
+        for a in &function.attribute_proto {
+            if declared.contains(a.name()) {
+                self.error(
+                    "check.function-attribute-both",
+                    format!("attribute {:?} of function {key} is declared both without and with a default", a.name()),
+                    at.clone().with(format!("attribute {:?}", a.name())),
+                );
+            }
+            if !matches!(a.kind, AttrKind::Value(_)) {
+                self.error(
+                    "check.attribute-malformed",
+                    format!(
+                        "the default of attribute {:?} of function {key} is not a value",
+                        a.name()
+                    ),
+                    at.clone().with(format!("attribute {:?}", a.name())),
+                );
+            }
+        }
+        let body = model.graph(function.body);
+        for (i, output) in body.outputs.iter().enumerate() {
+            let Some(v) = output.value else { continue };
+            match model.value(v).def {
+                crate::ir::ValueDef::Undefined => self.error(
+                    "check.function-output-unproduced",
+                    format!("output {i} {:?} of function {key} is produced by no node of its body", model.value(v).name),
+                    at.clone().with(format!("output {i}")),
+                ),
+                crate::ir::ValueDef::Input => self.report(
+                    Severity::Warning,
+                    "check.function-output-is-input",
+                    format!("output {i} {:?} of function {key} is one of its inputs; inlining it needs an Identity", model.value(v).name),
+                    at.clone().with(format!("output {i}")),
+                ),
+                _ => {}
+            }
+        }
+    }
+
+    /// Functions that call each other in a cycle, directly, mutually, or from inside a
+    /// subgraph of a body.
+    fn recursion(&mut self) {
+        let model = self.model;
+        let callees: Vec<Vec<usize>> = model
+            .functions
+            .iter()
+            .map(|&f| {
+                let mut out = Vec::new();
+                for node in nodes_under(model, model.function(f).body) {
+                    if let Some(callee) = self.callee(node)
+                        && let Some(i) = model.functions.iter().position(|&g| g == callee)
+                    {
+                        out.push(i);
+                    }
+                }
+                out
+            })
+            .collect();
+        // Iterative DFS with colors: 0 new, 1 on the stack, 2 done.
+        let mut color = vec![0u8; callees.len()];
+        let mut reported = HashSet::new();
+        for start in 0..callees.len() {
+            if color[start] != 0 {
+                continue;
+            }
+            let mut stack = vec![(start, 0usize)];
+            color[start] = 1;
+            while let Some(&mut (f, ref mut next)) = stack.last_mut() {
+                if let Some(&g) = callees[f].get(*next) {
+                    *next += 1;
+                    match color[g] {
+                        0 => {
+                            color[g] = 1;
+                            stack.push((g, 0));
+                        }
+                        1 => {
+                            let cycle: Vec<String> = stack
+                                .iter()
+                                .skip_while(|(h, _)| *h != g)
+                                .map(|(h, _)| model.function(model.functions[*h]).key().to_string())
+                                .collect();
+                            if reported.insert(g) {
+                                let body = model.function(model.functions[g]).body;
+                                self.error(
+                                    "check.function-recursion",
+                                    format!(
+                                        "functions call each other in a cycle: {} -> {}",
+                                        cycle.join(" -> "),
+                                        cycle.first().cloned().unwrap_or_default()
+                                    ),
+                                    Location::graph(body),
+                                );
+                            }
+                        }
+                        _ => {}
+                    }
+                } else {
+                    color[f] = 2;
+                    stack.pop();
+                }
+            }
+        }
+    }
+
+    /// The local function a node calls, if any.
+    pub fn callee(&self, node: NodeId) -> Option<FunctionId> {
+        let n = self.model.node(node);
+        if !self.function_domains.contains(normalize_domain(n.domain())) {
+            return None;
+        }
+        let key = FunctionKey {
+            domain: normalize_domain(n.domain()).to_string(),
+            name: n.op_type().to_string(),
+            overload: n.overload().to_string(),
+        };
+        self.functions.get(&key).copied()
+    }
+
+    /// The function whose body (at any depth) holds `graph`, if any.
+    pub fn enclosing_function(&self, graph: GraphId) -> Option<FunctionId> {
+        let mut current = graph;
+        loop {
+            match self.model.graph(current).owner {
+                GraphOwner::Function(f) => return Some(f),
+                GraphOwner::Node(n) => current = self.model.node(n).graph,
+                GraphOwner::Model | GraphOwner::Training(_) => return None,
+            }
+        }
+    }
+}
+
+/// Every node of `graph` and of the subgraphs below it (iteratively).
+pub(crate) fn nodes_under(model: &Model, graph: GraphId) -> Vec<NodeId> {
+    let mut out = Vec::new();
+    let mut stack = vec![graph];
+    while let Some(g) = stack.pop() {
+        for &n in &model.graph(g).nodes {
+            out.push(n);
+            for a in &model.node(n).attributes {
+                stack.extend(a.graphs());
+            }
+        }
+    }
+    out
+}
