@@ -165,6 +165,7 @@ fn open_files(mut files: Vec<LoadedFile>, origin: Origin) -> Result<OpenModel, S
             ));
         }
     }
+    diagnostics.extend(graft::check::check(&model));
     let summary = Summary::of(&model, &diagnostics);
     Ok(OpenModel {
         name: main.name,

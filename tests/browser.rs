@@ -27,7 +27,10 @@ fn native_summary(model: &Path, data: &[&Path]) -> Summary {
         let bytes = std::fs::read(file).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
         model_ir.attach_external(file_name(file), bytes::Bytes::from(bytes));
     }
-    Summary::of(&model_ir, &imported.diagnostics)
+    // The app shows the importer's findings and the checker's.
+    let mut diagnostics = imported.diagnostics;
+    diagnostics.extend(graft::check::check(&model_ir));
+    Summary::of(&model_ir, &diagnostics)
 }
 
 fn file_name(path: &Path) -> String {
@@ -116,21 +119,11 @@ fn example(name: &str) -> PathBuf {
 
 /// The corpus directory; the browser tier needs it, so a missing corpus fails.
 fn corpus() -> PathBuf {
-    let dir = std::env::var_os("GRAFT_CORPUS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| root().join("target/corpus"));
-    assert!(
-        dir.join(".complete").exists(),
-        "the corpus is missing at {}: run `cargo xtask corpus`",
-        dir.display()
-    );
-    dir
+    graft_tests::corpus::dir().expect("the browser tier needs the corpus: run `cargo xtask corpus`")
 }
 
 fn python() -> PathBuf {
-    let python = std::env::var_os("GRAFT_PYTHON")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| root().join("target/venv/bin/python"));
+    let python = graft_tests::corpus::python();
     assert!(
         python.exists(),
         "no Python with onnx at {}: set GRAFT_PYTHON or run `cargo xtask test`",

@@ -242,7 +242,7 @@ fn metadata_card(metadata: &[(String, String)]) -> impl IntoView + use<> {
 
 fn diagnostics_card(diagnostics: &[Diagnostic]) -> impl IntoView + use<> {
     let body = if diagnostics.is_empty() {
-        view! { <p class="none" data-testid="diagnostics">"No problems found while importing."</p> }
+        view! { <p class="none" data-testid="diagnostics">"No problems found by the importer or the checker."</p> }
             .into_any()
     } else {
         let items = diagnostics.iter().map(diagnostic).collect_view();
