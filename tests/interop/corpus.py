@@ -1012,6 +1012,17 @@ def step_invalid(out: Path) -> bool:
     cast.node[0].attribute.append(_aref("to", "to", AttributeProto.INT))
     write("required_reference_unbound", "check.call-missing-required-attribute",
           [N("CastTo", ["X"], ["Y"], domain=D)], [cast])
+    add = fn("Plus", ["A", "B"], ["Y"], [N("Add", ["A", "B"], ["Y"])])
+    write("call_omits_required_input", "check.call-required-input-missing",
+          [N("Plus", ["X"], ["Y"], domain=D)], [add])
+    pick = fn("Pick", ["C"], ["Y"], [N("If", ["C"], ["Y"])], attributes=["yes", "no"])
+    pick.node[0].attribute.append(_aref("then_branch", "yes", AttributeProto.GRAPH))
+    pick.node[0].attribute.append(_aref("else_branch", "no", AttributeProto.GRAPH))
+    branch = lambda name: helper.make_graph(  # noqa: E731
+        [N("Identity", ["X"], [name])], name, [], [_vi(name, TensorProto.FLOAT, [2])])
+    write("graph_attribute_captures_caller", "check.call-graph-captures",
+          [N("Pick", ["C"], ["Y"], domain=D, yes=branch("y1"), no=branch("y2"))], [pick],
+          inputs=[_vi("X", TensorProto.FLOAT, [2]), _vi("C", TensorProto.BOOL, [])])
     return True
 
 

@@ -39,6 +39,9 @@ impl Checker<'_> {
             );
         }
 
+        self.omitted_inputs(g, n, callee);
+        self.captured_graphs(g, n);
+
         let declared: HashSet<&str> = function
             .attribute
             .iter()
@@ -115,6 +118,98 @@ impl Checker<'_> {
                     ),
                     at.clone().with(format!("attribute {name:?}")),
                 );
+            }
+        }
+    }
+}
+
+impl Checker<'_> {
+    /// A call that omits an input (`""` or a missing trailing one) whose formal the body
+    /// uses where an op requires a value (semantics.md case 50).
+    fn omitted_inputs(&mut self, g: GraphId, n: NodeId, callee: FunctionId) {
+        let model = self.model;
+        let node = model.node(n);
+        let function = model.function(callee);
+        let body = model.graph(function.body);
+        for (k, formal) in body.inputs.iter().enumerate() {
+            if node.inputs.get(k).copied().flatten().is_some() {
+                continue;
+            }
+            let Some(formal) = formal.value else { continue };
+            for b in nodes_under(model, function.body) {
+                let body_node = model.node(b);
+                let version = function
+                    .opset_import
+                    .iter()
+                    .find(|o| o.normalized_domain() == body_node.domain())
+                    .and_then(|o| o.version);
+                let Some(schema) = version
+                    .and_then(|v| schema::lookup(body_node.domain(), body_node.op_type(), v))
+                else {
+                    continue;
+                };
+                for (slot, input) in body_node.inputs.iter().enumerate() {
+                    let required = schema
+                        .inputs
+                        .get(slot)
+                        .or(schema.inputs.last())
+                        .is_some_and(|p| p.option == schema::ParamOption::Single);
+                    if *input == Some(formal) && required {
+                        self.error(
+                            "check.call-required-input-missing",
+                            format!(
+                                "the call omits input {k} ({:?}) of {}, which {} in its body requires",
+                                model.value(formal).name,
+                                function.key(),
+                                body_node.op_type()
+                            ),
+                            Location::node(g, n).with(format!("input {k}")),
+                        );
+                        return;
+                    }
+                }
+            }
+        }
+    }
+
+    /// A GRAPH attribute passed to a function whose graph reads names of the caller's
+    /// scope: a function body cannot see them (semantics.md case 53).
+    fn captured_graphs(&mut self, g: GraphId, n: NodeId) {
+        let model = self.model;
+        for a in &model.node(n).attributes {
+            for graph in a.graphs() {
+                let inside: HashSet<GraphId> = {
+                    let mut set = HashSet::new();
+                    let mut stack = vec![graph];
+                    while let Some(x) = stack.pop() {
+                        set.insert(x);
+                        for &m in &model.graph(x).nodes {
+                            for attr in &model.node(m).attributes {
+                                stack.extend(attr.graphs());
+                            }
+                        }
+                    }
+                    set
+                };
+                let free = nodes_under(model, graph)
+                    .into_iter()
+                    .flat_map(|m| model.node(m).inputs.iter().flatten().copied())
+                    .find(|&v| {
+                        let value = model.value(v);
+                        value.def != crate::ir::ValueDef::Undefined
+                            && !inside.contains(&value.graph)
+                    });
+                if let Some(v) = free {
+                    self.error(
+                        "check.call-graph-captures",
+                        format!(
+                            "graph attribute {:?} reads {:?} from the caller's scope, which the function body cannot see",
+                            a.name(),
+                            model.value(v).name
+                        ),
+                        Location::node(g, n).with(format!("attribute {:?}", a.name())),
+                    );
+                }
             }
         }
     }

@@ -134,6 +134,14 @@ pub const CODES: &[(&str, &str)] = &[
         "a call's attribute type differs from the references in the body (stricter)",
     ),
     (
+        "check.call-required-input-missing",
+        "a call omits an input the body uses where an op requires one (stricter)",
+    ),
+    (
+        "check.call-graph-captures",
+        "a GRAPH attribute passed to a function reads names of the caller's scope (stricter)",
+    ),
+    (
         "check.call-missing-required-attribute",
         "a reference the call leaves unbound, with no default, where the op requires the attribute (stricter)",
     ),
@@ -432,4 +440,39 @@ pub(crate) fn nodes_under(model: &Model, graph: GraphId) -> Vec<NodeId> {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    /// Every code the checker can emit is documented in `CODES`.
+    #[test]
+    fn every_emitted_code_is_listed() {
+        let sources = [
+            include_str!("mod.rs"),
+            include_str!("graph.rs"),
+            include_str!("calls.rs"),
+        ];
+        let mut seen = 0;
+        for source in sources {
+            // Every string literal that is a code: a quote, `check.`, lowercase and dashes.
+            for (at, _) in source.match_indices("\"check.") {
+                let code: String = source[at + 1..]
+                    .chars()
+                    .take_while(|c| c.is_ascii_lowercase() || *c == '.' || *c == '-')
+                    .collect();
+                if code.len() <= "check.".len() {
+                    continue;
+                }
+                seen += 1;
+                assert!(
+                    super::CODES.iter().any(|(c, _)| *c == code),
+                    "{code} is emitted but not listed in CODES"
+                );
+            }
+        }
+        assert!(
+            seen > super::CODES.len(),
+            "found only {seen} codes in the sources"
+        );
+    }
 }
