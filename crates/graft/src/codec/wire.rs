@@ -86,7 +86,21 @@ pub(super) struct Fields<'a> {
 }
 
 impl Fields<'_> {
+    #[inline]
     fn varint(&mut self) -> Result<u64> {
+        // Tags and most lengths fit in one byte.
+        if self.pos < self.end
+            && let Some(&byte) = self.data.get(self.pos)
+            && byte < 0x80
+        {
+            self.pos += 1;
+            return Ok(u64::from(byte));
+        }
+        self.varint_slow()
+    }
+
+    #[cold]
+    fn varint_slow(&mut self) -> Result<u64> {
         let mut value = 0u64;
         let mut shift = 0u32;
         loop {
