@@ -68,8 +68,10 @@ impl<'m> Checker<'m> {
 
         // SSA and shadowing.
         let outer = self.outer_names(g);
-        let mut defined: Set<&str> = Set::default();
-        for v in self.definitions(g) {
+        let definitions = self.definitions(g);
+        let mut defined: Set<&str> =
+            Set::with_capacity_and_hasher(definitions.len(), FxBuild::default());
+        for v in definitions {
             let name = model.value(v).name.as_str();
             if !defined.insert(name) {
                 self.error(

@@ -14,6 +14,8 @@
 mod parse;
 
 use std::collections::HashMap;
+
+use crate::hash::FxBuild;
 use std::ops::Range;
 use std::sync::OnceLock;
 
@@ -242,7 +244,7 @@ struct Domain {
     name: String,
     /// One range of `Registry::schemas` per op, sorted by op name.
     ops: Vec<Range<usize>>,
-    by_op: HashMap<String, Range<usize>>,
+    by_op: HashMap<String, Range<usize>, FxBuild>,
 }
 
 impl Registry {
@@ -265,7 +267,7 @@ impl Registry {
                 _ => domains.push(Domain {
                     name: first.domain.clone(),
                     ops: vec![range.clone()],
-                    by_op: HashMap::from([(first.name.clone(), range)]),
+                    by_op: [(first.name.clone(), range)].into_iter().collect(),
                 }),
             }
             start += len;
