@@ -1,5 +1,5 @@
-//! The page layout: toolbar on top, the error banner under it, the summary below, and
-//! the drop overlay above everything while files are dragged in.
+//! The page layout: toolbar on top, the error banner under it, then tabs (the summary,
+//! the ONNX text), and the drop overlay above everything while files are dragged in.
 
 use leptos::prelude::*;
 
@@ -7,6 +7,7 @@ use crate::banner::ErrorBanner;
 use crate::drop::DropOverlay;
 use crate::state::{AppState, STARTUP_EXAMPLE};
 use crate::summary::SummaryPanel;
+use crate::textview::TextPanel;
 use crate::toolbar::Toolbar;
 
 #[component]
@@ -14,14 +15,42 @@ pub fn App() -> impl IntoView {
     let state = AppState::new();
     provide_context(state);
     state.open_example(STARTUP_EXAMPLE);
+    let tab = RwSignal::new(Tab::Summary);
+    let tab_button = move |which: Tab, label: &'static str, testid: &'static str| {
+        view! {
+            <button
+                class="tab"
+                class:tab-active=move || tab.get() == which
+                role="tab"
+                aria-selected=move || (tab.get() == which).to_string()
+                data-testid=testid
+                on:click=move |_| tab.set(which)
+            >
+                {label}
+            </button>
+        }
+    };
     view! {
         <div class="app">
             <Toolbar/>
             <main class="app-main">
                 <ErrorBanner/>
-                <SummaryPanel/>
+                <nav class="tabs" role="tablist">
+                    {tab_button(Tab::Summary, "Summary", "tab-summary")}
+                    {tab_button(Tab::Text, "Text", "tab-text")}
+                </nav>
+                {move || match tab.get() {
+                    Tab::Summary => view! { <SummaryPanel/> }.into_any(),
+                    Tab::Text => view! { <TextPanel/> }.into_any(),
+                }}
             </main>
             <DropOverlay/>
         </div>
     }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Tab {
+    Summary,
+    Text,
 }

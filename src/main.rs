@@ -9,6 +9,7 @@ mod format;
 mod platform;
 mod state;
 mod summary;
+mod textview;
 mod toolbar;
 
 fn main() {

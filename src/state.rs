@@ -211,6 +211,8 @@ pub struct AppState {
     pub example: Memo<Option<&'static str>>,
     pub error: Memo<Option<String>>,
     pub pending: Memo<Option<String>>,
+    /// The open model's functions, as `domain.name:overload`, in file order.
+    pub functions: Memo<Vec<String>>,
 }
 
 impl AppState {
@@ -228,7 +230,32 @@ impl AppState {
             }),
             error: Memo::new(move |_| session.with(|s| s.error().map(str::to_string))),
             pending: Memo::new(move |_| session.with(|s| s.pending().map(str::to_string))),
+            functions: Memo::new(move |_| {
+                session.with(|s| {
+                    s.open().map_or_else(Vec::new, |o| {
+                        let m = &o.model;
+                        m.functions
+                            .iter()
+                            .map(|&f| m.function(f).key().to_string())
+                            .collect()
+                    })
+                })
+            }),
         }
+    }
+
+    /// The open model as ONNX text, or its `function`-th function.
+    pub fn text(self, function: Option<usize>) -> Option<String> {
+        self.session.with(|s| {
+            let model = &s.open()?.model;
+            match function {
+                None => Some(graft::text::print_model(model)),
+                Some(i) => model
+                    .functions
+                    .get(i)
+                    .map(|&f| graft::text::print_function(model, f)),
+            }
+        })
     }
 
     pub fn open_example(self, file: &'static str) {

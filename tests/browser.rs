@@ -468,3 +468,66 @@ fn the_page_fits_1280x720_in_light_and_dark() {
         "the dark theme changes the page"
     );
 }
+
+#[test]
+fn text_tab_shows_the_model_and_each_function_as_the_core_prints_them() {
+    if !e2e::enabled() {
+        return;
+    }
+    let path = example(STARTUP_EXAMPLE);
+    let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let model = graft::import(bytes::Bytes::from(bytes))
+        .expect("imports")
+        .model;
+    let app = App::open();
+    app.wait_for_model(STARTUP_EXAMPLE);
+    app.browser.click(&app.wait("tab-text")).unwrap();
+    let text_of = |app: &App| {
+        let view = app.wait("text-view");
+        app.browser
+            .property(&view, "textContent")
+            .unwrap()
+            .as_str()
+            .unwrap_or_default()
+            .to_string()
+    };
+    let expected = graft::text::print_model(&model);
+    assert!(
+        expected.contains("=>"),
+        "the printed model has a graph signature"
+    );
+    let shows = |app: &App, expected: &str| {
+        wait_until(
+            e2e::TIMEOUT,
+            "the text view to show the printed text",
+            || Ok((text_of(app) == expected).then_some(())),
+        )
+    };
+    shows(&app, &expected).unwrap_or_else(|e| {
+        panic!(
+            "{e}: text tab shows {:?}, expected {expected:?}",
+            text_of(&app)
+        )
+    });
+
+    let shots = graft_tests::corpus::root().join("target/browser");
+    let _ = std::fs::create_dir_all(&shots);
+    let _ = app.browser.screenshot(&shots.join("text-tab.png"));
+
+    let function = *model.functions.first().expect("the example has a function");
+    let option = app
+        .browser
+        .wait_for(
+            &format!("{} option[value=\"0\"]", testid("text-scope")),
+            e2e::TIMEOUT,
+        )
+        .unwrap();
+    app.browser.click(&option).unwrap();
+    let expected = graft::text::print_function(&model, function);
+    shows(&app, &expected).unwrap_or_else(|e| {
+        panic!(
+            "{e}: function text shows {:?}, expected {expected:?}",
+            text_of(&app)
+        )
+    });
+}

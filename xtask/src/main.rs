@@ -183,6 +183,11 @@ fn test(root: &Path) -> Result<(), String> {
         .arg(root.join("target/interop/roundtrip"))
         .arg("--allow")
         .arg(root.join("tests/interop/roundtrip_allowlist.txt")))?;
+    step("interop: the 60 acceptance cases in onnx.parser, onnx.checker and onnxruntime");
+    run(Command::new(&python)
+        .arg(root.join("tests/interop/cases.py"))
+        .arg("--graft")
+        .arg(root.join("target/debug/graft")))?;
     println!(
         "\nxtask test: everything passed in {:.0?}",
         started.elapsed()

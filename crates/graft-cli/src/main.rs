@@ -33,6 +33,19 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Print a model (or one of its functions) as ONNX text.
+    Print {
+        model: PathBuf,
+        /// Only this function: DOMAIN.NAME or DOMAIN.NAME:OVERLOAD.
+        #[arg(long)]
+        function: Option<String>,
+    },
+    /// Parse ONNX text into a model file.
+    Parse {
+        text: PathBuf,
+        #[arg(short, long)]
+        output: PathBuf,
+    },
     /// Re-encode a model (lossless), optionally embedding external data.
     Convert {
         input: PathBuf,
@@ -55,6 +68,8 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Info { model, json } => info(&model, json),
         Command::Check { model, json } => check(&model, json),
+        Command::Print { model, function } => print(&model, function.as_deref()),
+        Command::Parse { text, output } => parse(&text, &output),
         Command::Convert {
             input,
             output,
@@ -136,6 +151,68 @@ fn check(path: &Path, json: bool) -> Result<ExitCode, Failure> {
     } else {
         ExitCode::SUCCESS
     })
+}
+
+fn print(path: &Path, function: Option<&str>) -> Result<ExitCode, Failure> {
+    let imported = open(path)?;
+    let model = &imported.model;
+    let text = match function {
+        None => graft::text::print_model(model),
+        Some(spec) => {
+            let key = function_key(spec);
+            let id = model.find_function(&key).ok_or_else(|| {
+                let known: Vec<String> = model
+                    .functions
+                    .iter()
+                    .map(|&f| model.function(f).key().to_string())
+                    .collect();
+                Failure(format!(
+                    "{} has no function {key} (it has: {})",
+                    path.display(),
+                    if known.is_empty() {
+                        "none".to_string()
+                    } else {
+                        known.join(", ")
+                    }
+                ))
+            })?;
+            graft::text::print_function(model, id)
+        }
+    };
+    print!("{text}");
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `DOMAIN.NAME[:OVERLOAD]`: the name is after the last dot (domains have dots).
+fn function_key(spec: &str) -> graft::ir::FunctionKey {
+    let (path, overload) = spec.split_once(':').unwrap_or((spec, ""));
+    let (domain, name) = path.rsplit_once('.').unwrap_or(("", path));
+    graft::ir::FunctionKey {
+        domain: graft::ir::normalize_domain(domain).to_string(),
+        name: name.to_string(),
+        overload: overload.to_string(),
+    }
+}
+
+fn parse(path: &Path, output: &Path) -> Result<ExitCode, Failure> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| Failure(format!("cannot read {}: {e}", path.display())))?;
+    let imported = graft::text::parse_model(&text).map_err(|e| {
+        // The caret excerpt follows on the next lines.
+        Failure(format!("{}:{e}", path.display()))
+    })?;
+    for d in imported
+        .diagnostics
+        .iter()
+        .filter(|d| d.severity >= Severity::Warning)
+    {
+        eprintln!("{d}");
+    }
+    let bytes = graft::export(&imported.model, &ExportOptions::default())
+        .map_err(|e| Failure(format!("{}: {e}", path.display())))?;
+    std::fs::write(output, bytes)
+        .map_err(|e| Failure(format!("cannot write {}: {e}", output.display())))?;
+    Ok(ExitCode::SUCCESS)
 }
 
 fn render(s: &Summary) -> String {

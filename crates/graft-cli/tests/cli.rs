@@ -136,3 +136,82 @@ fn convert_is_lossless_and_deterministic() {
         );
     }
 }
+
+#[test]
+fn print_then_parse_gives_back_the_model() {
+    for name in ["functions_and_control_flow.onnx", "mlp.onnx"] {
+        let input = examples().join(name);
+        let out = graft(&["print", input.to_str().unwrap_or("")]);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let text = temp(&format!("{name}.onnxtxt"));
+        std::fs::write(&text, &out.stdout).expect("write text");
+        let back = temp(&format!("back-{name}"));
+        let out = graft(&[
+            "parse",
+            text.to_str().unwrap_or(""),
+            "-o",
+            back.to_str().unwrap_or(""),
+        ]);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        // Lossless text, deterministic export: the same bytes onnx wrote.
+        assert_eq!(
+            std::fs::read(&input).ok(),
+            std::fs::read(&back).ok(),
+            "{name}"
+        );
+    }
+}
+
+#[test]
+fn print_one_function_and_report_a_missing_one() {
+    let input = examples().join("functions_and_control_flow.onnx");
+    let path = input.to_str().unwrap_or("");
+    let listed = graft(&["check", path]);
+    assert!(listed.status.success());
+    let missing = graft(&["print", path, "--function", "nowhere.F"]);
+    assert_clean_failure(&missing, "has no function nowhere.F");
+    let stderr = String::from_utf8_lossy(&missing.stderr);
+    // The message lists the functions there are; print the first of them.
+    let known = stderr
+        .rsplit("(it has: ")
+        .next()
+        .unwrap_or("")
+        .trim_end()
+        .trim_end_matches(')');
+    let first = known.split(", ").next().unwrap_or("");
+    let out = graft(&["print", path, "--function", first]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("=>") && text.contains('{'), "{text}");
+}
+
+#[test]
+fn a_parse_error_points_at_line_and_column() {
+    let text = temp("broken.onnxtxt");
+    std::fs::write(&text, "<ir_version: 10, opset_import: [\"\" : 18]>\ng (float[2] x) => (float[2] y) {\n  y = Relu(x\n}\n").expect("write");
+    let out = graft(&[
+        "parse",
+        text.to_str().unwrap_or(""),
+        "-o",
+        temp("broken.onnx").to_str().unwrap_or(""),
+    ]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("broken.onnxtxt:4:1:") || stderr.contains("broken.onnxtxt:3:"),
+        "{stderr}"
+    );
+    assert!(stderr.contains('^'), "a caret under the column: {stderr}");
+}

@@ -10,6 +10,7 @@ pub mod hash;
 pub mod ir;
 pub mod schema;
 pub mod summary;
+pub mod text;
 
 pub use codec::{ExportError, ExportOptions, ImportError, Imported, export, import};
 pub use diag::{Diagnostic, Severity};

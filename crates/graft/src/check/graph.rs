@@ -272,10 +272,31 @@ impl<'m> Checker<'m> {
                     node.op_type(),
                     domain
                 ),
-                at,
+                at.clone(),
             );
             return;
         };
+        // Runtimes evaluate function bodies at the model's version: the op must mean
+        // the same there (semantics.md section 1).
+        if self.enclosing_function(g).is_some()
+            && let Some(model_version) = self.model.opset_version(domain)
+            && model_version != version
+        {
+            let at_model = schema::lookup(domain, node.op_type(), model_version);
+            if at_model.map(|s| s.since_version) != Some(schema.since_version) {
+                self.error(
+                    "check.function-opset-incompatible",
+                    format!(
+                        "{} is {}-{} at the function's opset {version} but {} at the model's opset {model_version}",
+                        node.op_type(),
+                        schema.name,
+                        schema.since_version,
+                        at_model.map_or_else(|| "absent".to_string(), |s| format!("{}-{}", s.name, s.since_version)),
+                    ),
+                    at.clone(),
+                );
+            }
+        }
         self.against_schema(g, n, schema);
     }
 

@@ -134,6 +134,10 @@ pub const CODES: &[(&str, &str)] = &[
         "a call's attribute type differs from the references in the body (stricter)",
     ),
     (
+        "check.function-opset-incompatible",
+        "a function body op whose schema differs between the function's opset and the model's",
+    ),
+    (
         "check.call-required-input-missing",
         "a call omits an input the body uses where an op requires one (stricter)",
     ),
@@ -151,6 +155,7 @@ pub const CODES: &[(&str, &str)] = &[
 pub fn check(model: &Model) -> Vec<Diagnostic> {
     let mut checker = Checker::new(model);
     checker.model_level();
+    checker.called_domains_imported();
     for &f in &model.functions {
         checker.function(f);
     }
@@ -285,6 +290,30 @@ impl<'m> Checker<'m> {
                     "check.function-shadows-op",
                     format!("local function {key} has the name of a standard operator; onnxruntime runs the standard operator instead"),
                     at,
+                );
+            }
+        }
+    }
+
+    /// The model imports the domain of every local function that a function body calls
+    /// (runtimes resolve calls inside bodies against the model's imports too; calls in
+    /// the main graph are checked against the model's imports where they stand).
+    fn called_domains_imported(&mut self) {
+        let model = self.model;
+        let mut reported = HashSet::new();
+        for (id, node) in model.nodes.iter() {
+            if self.enclosing_function(node.graph).is_none() {
+                continue;
+            }
+            let Some(callee) = self.callee(id) else {
+                continue;
+            };
+            let domain = model.function(callee).key().domain;
+            if model.opset_version(&domain).is_none() && reported.insert(domain.clone()) {
+                self.error(
+                    "check.opset-missing",
+                    format!("local function domain {domain:?} is called but not in the model's opset_import"),
+                    Location::node(node.graph, id),
                 );
             }
         }

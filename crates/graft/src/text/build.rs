@@ -1,0 +1,524 @@
+//! Parsed text → IR, in the order `codec/import.rs` builds it, with the same scope
+//! rules and diagnostics: functions first (each body sees only itself), then the main
+//! graph, then training graphs (which see the main graph). In each graph: inputs,
+//! initializers (one named like an input is that input's default), sparse
+//! initializers, every node's outputs, then each node's attributes (subgraphs) and
+//! inputs, then outputs and value_info. Undefined names and duplicate definitions are
+//! diagnostics, as on import.
+
+use std::collections::HashMap;
+use std::hash::Hasher as _;
+
+use super::ast::*;
+use crate::diag::{Diagnostic, Location, Severity};
+use crate::hash::FxHasher;
+use crate::ir::*;
+
+/// The names one graph defines, by hash: no string is copied to be a key; the value's
+/// own name (in the arena) is compared. The rare colliding hashes are kept aside.
+#[derive(Clone, Default)]
+struct Scope {
+    by_hash: HashMap<u64, ValueId, std::hash::BuildHasherDefault<KeyHasher>>,
+    collisions: Vec<(u64, ValueId)>,
+}
+
+/// Keys are hashes already.
+#[derive(Default)]
+struct KeyHasher(u64);
+
+impl std::hash::Hasher for KeyHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 << 8) | u64::from(b);
+        }
+    }
+
+    fn write_u64(&mut self, v: u64) {
+        self.0 = v;
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+fn hash(name: &str) -> u64 {
+    let mut h = FxHasher::default();
+    h.write(name.as_bytes());
+    h.finish()
+}
+
+impl Scope {
+    fn get(&self, values: &Arena<ValueId, Value>, name: &str, h: u64) -> Option<ValueId> {
+        let &id = self.by_hash.get(&h)?;
+        if values.get(id).is_some_and(|v| v.name == name) {
+            return Some(id);
+        }
+        self.collisions
+            .iter()
+            .find(|&&(ch, c)| ch == h && values.get(c).is_some_and(|v| v.name == name))
+            .map(|&(_, c)| c)
+    }
+
+    /// Adds `id` under `name`; false when the name is there already.
+    fn insert(&mut self, values: &Arena<ValueId, Value>, name: &str, h: u64, id: ValueId) -> bool {
+        if self.get(values, name, h).is_some() {
+            return false;
+        }
+        match self.by_hash.entry(h) {
+            std::collections::hash_map::Entry::Vacant(slot) => {
+                slot.insert(id);
+            }
+            std::collections::hash_map::Entry::Occupied(_) => self.collisions.push((h, id)),
+        }
+        true
+    }
+}
+
+pub(super) struct Builder {
+    pub model: Model,
+    scopes: Vec<Scope>,
+    main_scope: Option<Scope>,
+    pending: Vec<(Severity, &'static str, String, Location)>,
+}
+
+impl Builder {
+    pub fn new(model: Model) -> Self {
+        Self {
+            model,
+            scopes: Vec::new(),
+            main_scope: None,
+            pending: Vec::new(),
+        }
+    }
+
+    pub fn finish(self) -> (Model, Vec<Diagnostic>) {
+        let Builder { model, pending, .. } = self;
+        let diagnostics = pending
+            .into_iter()
+            .map(|(severity, code, message, location)| {
+                Diagnostic::new(severity, code, message, location.describe(&model))
+            })
+            .collect();
+        (model, diagnostics)
+    }
+
+    pub fn model(&mut self, ast: AstModel<'_>) {
+        for f in ast.functions {
+            let id = self.function(f);
+            self.model.functions.push(id);
+        }
+        if let Some(g) = ast.graph {
+            let id = self.graph(g, GraphOwner::Model);
+            self.model.graph = Some(id);
+        }
+        for (i, t) in ast.training_info.into_iter().enumerate() {
+            let main = self.main_scope.clone().unwrap_or_default();
+            let saved = std::mem::replace(&mut self.scopes, vec![main]);
+            let info = TrainingInfo {
+                initialization: t
+                    .initialization
+                    .map(|g| self.graph(g, GraphOwner::Training(i))),
+                algorithm: t.algorithm.map(|g| self.graph(g, GraphOwner::Training(i))),
+                initialization_binding: t.initialization_binding,
+                update_binding: t.update_binding,
+            };
+            self.scopes = saved;
+            self.model.training_info.push(info);
+        }
+        self.model.configuration = ast.configuration;
+    }
+
+    pub fn function(&mut self, f: AstFunction<'_>) -> FunctionId {
+        let id = FunctionId::from_index(self.model.function_arena.len());
+        let body = self.model.graphs.push(Graph::new(GraphOwner::Function(id)));
+        let mut nodes = f.nodes;
+        let ids = self.push_nodes(body, &mut nodes);
+        let saved = std::mem::replace(&mut self.scopes, vec![Scope::default()]);
+        for name in &f.inputs {
+            let value = self.define(body, name, ValueDef::Input);
+            self.model.graphs[body].inputs.push(ValueInfo {
+                value: Some(value),
+                ..ValueInfo::default()
+            });
+        }
+        self.nodes(body, ids, nodes);
+        for name in &f.outputs {
+            let value = self.resolve(body, name, "function output");
+            self.model.graphs[body].outputs.push(ValueInfo {
+                value: Some(value),
+                ..ValueInfo::default()
+            });
+        }
+        let value_info = self.resolve_infos(body, f.value_info, "value_info");
+        self.model.graphs[body].value_info = value_info;
+        let attribute_proto = f
+            .attribute_proto
+            .into_iter()
+            .map(|a| self.attribute(a, GraphOwner::Function(id), body, None))
+            .collect();
+        self.scopes = saved;
+        self.model.function_arena.push(Function {
+            name: f.name,
+            domain: f.domain,
+            overload: f.overload,
+            body,
+            attribute: f.attribute,
+            attribute_proto,
+            doc_string: f.doc_string,
+            opset_import: f.opset_import,
+            metadata_props: f.metadata_props,
+        })
+    }
+
+    pub fn graph(&mut self, g: AstGraph<'_>, owner: GraphOwner) -> GraphId {
+        let AstGraph {
+            name,
+            doc_string,
+            inputs,
+            outputs,
+            value_info,
+            initializers,
+            sparse_initializers,
+            mut nodes,
+            quantization_annotation,
+            metadata_props,
+        } = g;
+        let mut graph = Graph::new(owner);
+        graph.name = name;
+        graph.doc_string = doc_string;
+        graph.quantization_annotation = quantization_annotation;
+        graph.metadata_props = metadata_props;
+        let id = self.model.graphs.push(graph);
+        let ids = self.push_nodes(id, &mut nodes);
+        self.scopes.push(Scope::default());
+        let mut graph_inputs = Vec::with_capacity(inputs.len());
+        for AstInfo { name, mut info } in inputs {
+            info.value = name.map(|n| self.define(id, &n, ValueDef::Input));
+            graph_inputs.push(info);
+        }
+        let mut graph_initializers = Vec::with_capacity(initializers.len());
+        for (name, tensor) in initializers {
+            let value = name.map(|n| self.define_initializer(id, &n));
+            graph_initializers.push(Initializer { value, tensor });
+        }
+        let mut graph_sparse = Vec::with_capacity(sparse_initializers.len());
+        for (name, tensor) in sparse_initializers {
+            let value = name.map(|n| self.define_initializer(id, &n));
+            graph_sparse.push(SparseInitializer { value, tensor });
+        }
+        {
+            let g = &mut self.model.graphs[id];
+            g.inputs = graph_inputs;
+            g.initializers = graph_initializers;
+            g.sparse_initializers = graph_sparse;
+        }
+        self.nodes(id, ids, nodes);
+        let outputs = self.resolve_infos(id, outputs, "graph output");
+        let value_info = self.resolve_infos(id, value_info, "value_info");
+        let g = &mut self.model.graphs[id];
+        g.outputs = outputs;
+        g.value_info = value_info;
+        let scope = self.scopes.pop();
+        if owner == GraphOwner::Model {
+            self.main_scope = scope;
+        }
+        id
+    }
+
+    /// Puts a graph's nodes in the arena (before any of its subgraphs, as the importer
+    /// does); names and attributes come later.
+    fn push_nodes(&mut self, graph: GraphId, nodes: &mut [AstNode<'_>]) -> Vec<NodeId> {
+        self.model.nodes.reserve(nodes.len());
+        self.model
+            .values
+            .reserve(nodes.iter().map(|n| n.outputs.len()).sum());
+        nodes
+            .iter_mut()
+            .map(|n| {
+                self.model.nodes.push(Node {
+                    graph,
+                    op_type: n.op_type.take(),
+                    domain: n.domain.take(),
+                    overload: n.overload.take(),
+                    name: n.name.take(),
+                    inputs: Vec::new(),
+                    outputs: Vec::new(),
+                    attributes: Vec::new(),
+                    doc_string: n.doc_string.take(),
+                    metadata_props: std::mem::take(&mut n.metadata_props),
+                    device_configurations: std::mem::take(&mut n.device_configurations),
+                })
+            })
+            .collect()
+    }
+
+    fn nodes(&mut self, graph: GraphId, ids: Vec<NodeId>, mut nodes: Vec<AstNode<'_>>) {
+        if let Some(scope) = self.scopes.last_mut() {
+            scope
+                .by_hash
+                .reserve(nodes.iter().map(|n| n.outputs.len()).sum());
+        }
+        for (&id, n) in ids.iter().zip(&nodes) {
+            let outputs = n
+                .outputs
+                .iter()
+                .map(|name| {
+                    (!name.is_empty()).then(|| self.define(graph, name, ValueDef::Node(id)))
+                })
+                .collect();
+            self.model.nodes[id].outputs = outputs;
+        }
+        for (&id, n) in ids.iter().zip(nodes.iter_mut()) {
+            let attributes = std::mem::take(&mut n.attributes)
+                .into_iter()
+                .map(|a| self.attribute(a, GraphOwner::Node(id), graph, Some(id)))
+                .collect();
+            let inputs = n
+                .inputs
+                .iter()
+                .map(|name| (!name.is_empty()).then(|| self.resolve(graph, name, "node input")))
+                .collect();
+            let node = &mut self.model.nodes[id];
+            node.attributes = attributes;
+            node.inputs = inputs;
+        }
+        self.model.graphs[graph].nodes = ids;
+    }
+
+    fn resolve_infos(
+        &mut self,
+        graph: GraphId,
+        infos: Vec<AstInfo<'_>>,
+        what: &str,
+    ) -> Vec<ValueInfo> {
+        infos
+            .into_iter()
+            .map(|AstInfo { name, mut info }| {
+                info.value = name.map(|n| self.resolve(graph, &n, what));
+                info
+            })
+            .collect()
+    }
+
+    fn define(&mut self, graph: GraphId, name: &str, def: ValueDef) -> ValueId {
+        let id = self.model.values.push(Value {
+            name: name.to_owned(),
+            graph,
+            def,
+        });
+        let h = hash(name);
+        let values = &self.model.values;
+        let duplicate = self
+            .scopes
+            .last_mut()
+            .is_some_and(|scope| !scope.insert(values, name, h, id));
+        if duplicate {
+            self.pending.push((
+                Severity::Warning,
+                "import.duplicate-name",
+                format!("{name:?} is defined more than once in this graph"),
+                Location {
+                    graph: Some(graph),
+                    ..Location::default()
+                },
+            ));
+        }
+        id
+    }
+
+    fn define_initializer(&mut self, graph: GraphId, name: &str) -> ValueId {
+        let h = hash(name);
+        if let Some(existing) = self
+            .scopes
+            .last()
+            .and_then(|s| s.get(&self.model.values, name, h))
+            && self.model.values[existing].def == ValueDef::Input
+        {
+            return existing;
+        }
+        self.define(graph, name, ValueDef::Initializer)
+    }
+
+    fn resolve(&mut self, graph: GraphId, name: &str, what: &str) -> ValueId {
+        let h = hash(name);
+        for scope in self.scopes.iter().rev() {
+            if let Some(id) = scope.get(&self.model.values, name, h) {
+                return id;
+            }
+        }
+        self.pending.push((
+            Severity::Error,
+            "import.undefined-name",
+            format!("{what} {name:?} is not defined in this scope"),
+            Location {
+                graph: Some(graph),
+                ..Location::default()
+            },
+        ));
+        let id = self.model.values.push(Value {
+            name: name.to_owned(),
+            graph,
+            def: ValueDef::Undefined,
+        });
+        let values = &self.model.values;
+        if let Some(scope) = self.scopes.last_mut() {
+            scope.insert(values, name, h, id);
+        }
+        id
+    }
+
+    fn attribute(
+        &mut self,
+        mut a: AstAttr<'_>,
+        owner: GraphOwner,
+        graph: GraphId,
+        node: Option<NodeId>,
+    ) -> Attribute {
+        let g = a.g.take().map(|g| self.graph(*g, owner));
+        let graphs = std::mem::take(&mut a.graphs)
+            .into_iter()
+            .map(|g| self.graph(g, owner))
+            .collect();
+        self.finish_attribute(a, g, graphs, graph, node)
+    }
+
+    /// Classifies the fields of an attribute whose graphs are built. Kept out of
+    /// `attribute` so that the frames of nested graphs stay small.
+    #[inline(never)]
+    fn finish_attribute(
+        &mut self,
+        a: AstAttr<'_>,
+        g: Option<GraphId>,
+        graphs: Vec<GraphId>,
+        graph: GraphId,
+        node: Option<NodeId>,
+    ) -> Attribute {
+        let raw = RawAttribute {
+            ref_attr_name: a.ref_attr_name,
+            r#type: a.r#type,
+            f: a.f,
+            i: a.i,
+            s: a.s,
+            t: a.t.map(|t| *t),
+            g,
+            sparse_tensor: a.sparse_tensor.map(|s| *s),
+            tp: a.tp,
+            floats: a.floats,
+            ints: a.ints,
+            strings: a.strings,
+            tensors: a.tensors,
+            graphs,
+            sparse_tensors: a.sparse_tensors,
+            type_protos: a.type_protos,
+        };
+        let kind = match classify(raw) {
+            Ok(kind) => kind,
+            Err(raw) => {
+                self.pending.push((
+                    Severity::Warning,
+                    "import.malformed-attribute",
+                    format!(
+                        "attribute {:?} is malformed (type {:?}{}); it is kept as it is",
+                        a.name.as_deref().unwrap_or(""),
+                        raw.r#type,
+                        if raw.ref_attr_name.is_some() {
+                            ", with ref_attr_name"
+                        } else {
+                            ""
+                        }
+                    ),
+                    Location {
+                        graph: Some(graph),
+                        node,
+                        ..Location::default()
+                    },
+                ));
+                AttrKind::Raw(raw)
+            }
+        };
+        Attribute {
+            name: a.name,
+            doc_string: a.doc_string,
+            kind,
+        }
+    }
+}
+
+/// A typed value or reference when the fields form one, the raw fields otherwise:
+/// the same rule as the importer's (a single value field matching `type`, or none for
+/// a list; a reference with no value field).
+pub(super) fn classify(raw: RawAttribute) -> Result<AttrKind, Box<RawAttribute>> {
+    let present = [
+        raw.f.is_some(),
+        raw.i.is_some(),
+        raw.s.is_some(),
+        raw.t.is_some(),
+        raw.g.is_some(),
+        raw.sparse_tensor.is_some(),
+        raw.tp.is_some(),
+        !raw.floats.is_empty(),
+        !raw.ints.is_empty(),
+        !raw.strings.is_empty(),
+        !raw.tensors.is_empty(),
+        !raw.graphs.is_empty(),
+        !raw.sparse_tensors.is_empty(),
+        !raw.type_protos.is_empty(),
+    ];
+    let count = present.iter().filter(|&&p| p).count();
+    let Some(ty) = raw.r#type.and_then(AttrType::from_proto) else {
+        return Err(Box::new(raw));
+    };
+    let slot = match ty {
+        AttrType::Float => 0,
+        AttrType::Int => 1,
+        AttrType::String => 2,
+        AttrType::Tensor => 3,
+        AttrType::Graph => 4,
+        AttrType::SparseTensor => 5,
+        AttrType::TypeProto => 6,
+        AttrType::Floats => 7,
+        AttrType::Ints => 8,
+        AttrType::Strings => 9,
+        AttrType::Tensors => 10,
+        AttrType::Graphs => 11,
+        AttrType::SparseTensors => 12,
+        AttrType::TypeProtos => 13,
+    };
+    if let Some(name) = &raw.ref_attr_name {
+        return if count == 0 {
+            Ok(AttrKind::Ref {
+                name: name.clone(),
+                ty,
+            })
+        } else {
+            Err(Box::new(raw))
+        };
+    }
+    let fits = present.get(slot).copied().unwrap_or(false);
+    if !((count == 1 && fits) || (count == 0 && slot >= 7)) {
+        return Err(Box::new(raw));
+    }
+    let r = raw;
+    Ok(AttrKind::Value(match ty {
+        AttrType::Float => AttrValue::Float(r.f.unwrap_or_default()),
+        AttrType::Int => AttrValue::Int(r.i.unwrap_or_default()),
+        AttrType::String => AttrValue::String(r.s.unwrap_or_default()),
+        AttrType::Tensor => AttrValue::Tensor(Box::new(r.t.unwrap_or_default())),
+        AttrType::Graph => match r.g {
+            Some(g) => AttrValue::Graph(g),
+            None => return Err(Box::new(r)),
+        },
+        AttrType::SparseTensor => {
+            AttrValue::SparseTensor(Box::new(r.sparse_tensor.unwrap_or_default()))
+        }
+        AttrType::TypeProto => AttrValue::TypeProto(r.tp.unwrap_or_default()),
+        AttrType::Floats => AttrValue::Floats(r.floats),
+        AttrType::Ints => AttrValue::Ints(r.ints),
+        AttrType::Strings => AttrValue::Strings(r.strings),
+        AttrType::Tensors => AttrValue::Tensors(r.tensors),
+        AttrType::Graphs => AttrValue::Graphs(r.graphs),
+        AttrType::SparseTensors => AttrValue::SparseTensors(r.sparse_tensors),
+        AttrType::TypeProtos => AttrValue::TypeProtos(r.type_protos),
+    }))
+}

@@ -1,0 +1,170 @@
+//! The ONNX text format: a parser and a printer for the syntax of onnx's
+//! `docs/Syntax.md` (as `onnx/defs/parser.cc` implements it), with Graft's
+//! annotations for what that syntax cannot say.
+//!
+//! - [`parse_model`] reads text into the IR the way [`crate::import`] reads protobuf:
+//!   names resolved by lexical scope, undefined names and duplicate definitions as
+//!   diagnostics. Text in onnx's syntax reads to the same fields onnx.parser gives
+//!   (presence included: a node's domain is always set, as onnx sets it).
+//! - [`print_model`] writes the IR back, deterministically, one node per line. It is
+//!   lossless: printing then parsing gives back the same model (onnx `==`).
+//! - What onnx's syntax has no words for (doc strings of graphs and nodes, metadata
+//!   outside the model, sparse initializers, `raw_data`, training info, a field set to
+//!   its default rather than absent...) is written on `#@` lines: `#@ {key: value}`
+//!   annotates the item after it. onnx.parser reads those lines as comments, so text
+//!   that Graft prints is always text onnx.parser reads; it only misses what the
+//!   annotations add. A model without such content prints without annotations.
+//!   `README.md` in this folder lists every annotation.
+//!
+//! Nesting is bounded: graphs nest at most 64 deep in text, types and annotation
+//! records too; deeper input is a parse error, never a stack overflow.
+
+mod annot;
+mod ast;
+mod build;
+mod lexer;
+mod parse;
+mod parse_tensor;
+mod print;
+mod print_tensor;
+mod values;
+mod write;
+
+use crate::codec::Imported;
+use crate::ir::{FunctionId, GraphId, Model};
+
+pub use parse::MAX_GRAPH_DEPTH;
+
+/// A syntax error: where, what, and the line it is on.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ParseError {
+    /// 1-based line.
+    pub line: usize,
+    /// 1-based column, in characters.
+    pub column: usize,
+    pub message: String,
+    /// The text of the line (without its line break).
+    pub source_line: String,
+}
+
+impl ParseError {
+    pub(crate) fn at(src: &str, pos: usize, message: String) -> Self {
+        let pos = pos.min(src.len());
+        let before = src.get(..pos).unwrap_or("");
+        let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+        let line = before.matches('\n').count() + 1;
+        let column = src
+            .get(line_start..pos)
+            .map_or(1, |s| s.chars().count() + 1);
+        let rest = src.get(line_start..).unwrap_or("");
+        let source_line = rest.split('\n').next().unwrap_or("").trim_end_matches('\r');
+        Self {
+            line,
+            column,
+            message,
+            source_line: source_line.to_string(),
+        }
+    }
+}
+
+impl std::fmt::Display for ParseError {
+    /// `line:column: message`, then the line and a caret under the column.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        writeln!(f, "{}:{}: {}", self.line, self.column, self.message)?;
+        writeln!(f, "{}", self.source_line)?;
+        let pad: String = self
+            .source_line
+            .chars()
+            .take(self.column.saturating_sub(1))
+            .map(|c| if c == '\t' { '\t' } else { ' ' })
+            .collect();
+        write!(f, "{pad}^")
+    }
+}
+
+impl std::error::Error for ParseError {}
+
+/// How to parse.
+#[derive(Clone, Debug)]
+pub struct ParseOptions {
+    /// Read Graft's `#@` annotations. Off, they are comments, and the text reads
+    /// exactly as onnx.parser reads it.
+    pub annotations: bool,
+}
+
+impl Default for ParseOptions {
+    fn default() -> Self {
+        Self { annotations: true }
+    }
+}
+
+/// Parses a model: an optional `<header>`, the main graph, then functions.
+pub fn parse_model(text: &str) -> Result<Imported, ParseError> {
+    parse_model_with(text, &ParseOptions::default())
+}
+
+pub fn parse_model_with(text: &str, options: &ParseOptions) -> Result<Imported, ParseError> {
+    let mut p = parse::Parser::new(text, options.annotations);
+    let mut ast = p.model()?;
+    let model = std::mem::take(&mut ast.model);
+    let mut b = build::Builder::new(model);
+    b.model(ast);
+    let (model, diagnostics) = b.finish();
+    Ok(Imported { model, diagnostics })
+}
+
+/// Parses one graph (`name (inputs) => (outputs) {nodes}`) into a model that holds
+/// only it, as `model.graph`. Names it uses from outside are reported undefined.
+pub fn parse_graph(text: &str) -> Result<Imported, ParseError> {
+    let mut p = parse::Parser::new(text, true);
+    if p.at_annotation()? {
+        p.defaults_annotation()?;
+    }
+    let graph = p.top_graph()?;
+    let t = p.peek()?;
+    if !p.at_eof()? {
+        return Err(p.unexpected(&t, "the end of the text after the graph"));
+    }
+    let mut b = build::Builder::new(Model::default());
+    let id = b.graph(graph, crate::ir::GraphOwner::Model);
+    b.model.graph = Some(id);
+    let (model, diagnostics) = b.finish();
+    Ok(Imported { model, diagnostics })
+}
+
+/// Parses one function (`<header> name <attrs> (inputs) => (outputs) {nodes}`) into a
+/// model that holds only it, as `model.functions[0]`.
+pub fn parse_function(text: &str) -> Result<Imported, ParseError> {
+    let mut p = parse::Parser::new(text, true);
+    let f = p.function(true)?;
+    let t = p.peek()?;
+    if !p.at_eof()? {
+        return Err(p.unexpected(&t, "the end of the text after the function"));
+    }
+    let mut b = build::Builder::new(Model::default());
+    let id = b.function(f);
+    b.model.functions.push(id);
+    let (model, diagnostics) = b.finish();
+    Ok(Imported { model, diagnostics })
+}
+
+/// Prints a model. [`parse_model`] reads it back to an equal model.
+pub fn print_model(model: &Model) -> String {
+    let mut p = print::Printer::new(model);
+    p.model();
+    p.into_string()
+}
+
+/// Prints one graph of a model in the form [`parse_graph`] reads.
+pub fn print_graph(model: &Model, graph: GraphId) -> String {
+    let mut p = print::Printer::new(model);
+    p.standalone_graph(graph);
+    p.into_string()
+}
+
+/// Prints one function of a model in the form [`parse_function`] reads.
+pub fn print_function(model: &Model, function: FunctionId) -> String {
+    let mut p = print::Printer::new(model);
+    p.function(function, true);
+    p.into_string()
+}
