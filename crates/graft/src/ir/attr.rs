@@ -194,3 +194,87 @@ impl Attribute {
         }
     }
 }
+
+impl RawAttribute {
+    /// A typed value or reference when the fields form one (a single value field
+    /// matching `type`, or none for a list; a reference with no value field); the raw
+    /// fields otherwise. The importer and the text parser both classify with this.
+    pub fn into_kind(self) -> Result<AttrKind, Box<RawAttribute>> {
+        let raw = self;
+        let present = [
+            raw.f.is_some(),
+            raw.i.is_some(),
+            raw.s.is_some(),
+            raw.t.is_some(),
+            raw.g.is_some(),
+            raw.sparse_tensor.is_some(),
+            raw.tp.is_some(),
+            !raw.floats.is_empty(),
+            !raw.ints.is_empty(),
+            !raw.strings.is_empty(),
+            !raw.tensors.is_empty(),
+            !raw.graphs.is_empty(),
+            !raw.sparse_tensors.is_empty(),
+            !raw.type_protos.is_empty(),
+        ];
+        let count = present.iter().filter(|&&p| p).count();
+        let Some(ty) = raw.r#type.and_then(AttrType::from_proto) else {
+            return Err(Box::new(raw));
+        };
+        let slot = match ty {
+            AttrType::Float => 0,
+            AttrType::Int => 1,
+            AttrType::String => 2,
+            AttrType::Tensor => 3,
+            AttrType::Graph => 4,
+            AttrType::SparseTensor => 5,
+            AttrType::TypeProto => 6,
+            AttrType::Floats => 7,
+            AttrType::Ints => 8,
+            AttrType::Strings => 9,
+            AttrType::Tensors => 10,
+            AttrType::Graphs => 11,
+            AttrType::SparseTensors => 12,
+            AttrType::TypeProtos => 13,
+        };
+        if let Some(name) = &raw.ref_attr_name {
+            return if count == 0 {
+                Ok(AttrKind::Ref {
+                    name: name.clone(),
+                    ty,
+                })
+            } else {
+                Err(Box::new(raw))
+            };
+        }
+        // A single value must be there; a list may be empty.
+        if !((count == 1 && present.get(slot).copied().unwrap_or(false))
+            || (count == 0 && slot >= 7))
+        {
+            return Err(Box::new(raw));
+        }
+        // The presence check above guarantees the value field is set.
+        let r = raw;
+        Ok(AttrKind::Value(match ty {
+            AttrType::Float => AttrValue::Float(r.f.unwrap_or_default()),
+            AttrType::Int => AttrValue::Int(r.i.unwrap_or_default()),
+            AttrType::String => AttrValue::String(r.s.unwrap_or_default()),
+            AttrType::Tensor => AttrValue::Tensor(Box::new(r.t.unwrap_or_default())),
+            AttrType::Graph => match r.g {
+                Some(g) => AttrValue::Graph(g),
+                None => return Err(Box::new(r)),
+            },
+            AttrType::SparseTensor => {
+                AttrValue::SparseTensor(Box::new(r.sparse_tensor.unwrap_or_default()))
+            }
+            AttrType::TypeProto => AttrValue::TypeProto(r.tp.unwrap_or_default()),
+            AttrType::Floats => AttrValue::Floats(r.floats),
+            AttrType::Ints => AttrValue::Ints(r.ints),
+            AttrType::Strings => AttrValue::Strings(r.strings),
+            AttrType::Tensors => AttrValue::Tensors(r.tensors),
+            AttrType::Graphs => AttrValue::Graphs(r.graphs),
+            AttrType::SparseTensors => AttrValue::SparseTensors(r.sparse_tensors),
+            AttrType::TypeProtos => AttrValue::TypeProtos(r.type_protos),
+        }))
+    }
+}
