@@ -67,6 +67,29 @@ impl AttrType {
         }
     }
 
+    /// Every attribute type.
+    pub const ALL: [AttrType; 14] = [
+        AttrType::Float,
+        AttrType::Int,
+        AttrType::String,
+        AttrType::Tensor,
+        AttrType::Graph,
+        AttrType::SparseTensor,
+        AttrType::TypeProto,
+        AttrType::Floats,
+        AttrType::Ints,
+        AttrType::Strings,
+        AttrType::Tensors,
+        AttrType::Graphs,
+        AttrType::SparseTensors,
+        AttrType::TypeProtos,
+    ];
+
+    /// The type ONNX text spells `name` (`float`, `ints`, …).
+    pub fn from_name(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|t| t.name() == name)
+    }
+
     /// The spelling ONNX text uses.
     pub fn name(self) -> &'static str {
         use AttrType::*;

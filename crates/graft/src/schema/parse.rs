@@ -207,7 +207,8 @@ fn schema_record(
         "A" => {
             let name = fields.text()?;
             let ty_name = fields.next()?;
-            let ty = attr_type(ty_name).ok_or_else(|| format!("unknown type `{ty_name}`"))?;
+            let ty =
+                AttrType::from_name(ty_name).ok_or_else(|| format!("unknown type `{ty_name}`"))?;
             let required = fields.flag()?;
             let before = previous.and_then(|p| p.attribute(&name));
             let description = fields.text_or_same(before.map(|a| a.description.as_str()))?;
@@ -285,28 +286,6 @@ fn yes_no(field: &str) -> Result<Option<bool>, String> {
         "unknown" => Ok(None),
         other => Err(format!("`{other}` is not yes, no or unknown")),
     }
-}
-
-fn attr_type(name: &str) -> Option<AttrType> {
-    use AttrType::*;
-    [
-        Float,
-        Int,
-        String,
-        Tensor,
-        Graph,
-        SparseTensor,
-        TypeProto,
-        Floats,
-        Ints,
-        Strings,
-        Tensors,
-        Graphs,
-        SparseTensors,
-        TypeProtos,
-    ]
-    .into_iter()
-    .find(|t| t.name() == name)
 }
 
 /// DEFAULT_KIND and its VALUEs: a simple value, or the serialized `AttributeProto`.

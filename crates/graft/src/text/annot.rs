@@ -8,7 +8,7 @@ use bytes::Bytes;
 
 use super::ast::*;
 use super::lexer::Tk;
-use super::parse::{PResult, Parser, attr_type_by_name, dtype_by_name, is_type_word};
+use super::parse::{PResult, Parser, dtype_by_name, is_type_word};
 use crate::ir::*;
 
 /// Model annotation (first item of a model).
@@ -917,7 +917,7 @@ impl<'a> Parser<'a> {
                         p.bump()?;
                         let name = p.text(&t);
                         Some(
-                            attr_type_by_name(name)
+                            AttrType::from_name(name)
                                 .ok_or_else(|| {
                                     p.error_at(
                                         t.start,

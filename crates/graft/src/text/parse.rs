@@ -93,28 +93,6 @@ pub(super) fn is_type_word(name: &str) -> bool {
         )
 }
 
-pub(super) fn attr_type_by_name(name: &str) -> Option<AttrType> {
-    use AttrType::*;
-    [
-        Float,
-        Int,
-        String,
-        Tensor,
-        Graph,
-        SparseTensor,
-        TypeProto,
-        Floats,
-        Ints,
-        Strings,
-        Tensors,
-        Graphs,
-        SparseTensors,
-        TypeProtos,
-    ]
-    .into_iter()
-    .find(|t| t.name() == name)
-}
-
 fn singleton(t: AttrType) -> AttrType {
     use AttrType::*;
     match t {
@@ -1070,7 +1048,7 @@ impl<'a> Parser<'a> {
         if self.eat(b':')? {
             let t = self.peek()?;
             let tname = self.ident("an attribute type")?;
-            declared = Some(attr_type_by_name(tname).ok_or_else(|| {
+            declared = Some(AttrType::from_name(tname).ok_or_else(|| {
                 self.error_at(t.start, format!("`{tname}` is not an attribute type"))
             })?);
         }
