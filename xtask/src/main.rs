@@ -234,6 +234,27 @@ fn bench(root: &Path) -> Result<(), String> {
             String::from_utf8_lossy(&out.stderr).trim()
         );
     }
+    println!("== graft check against onnx.checker.check_model (check_s in peer.json above)");
+    for file in &files {
+        // The whole process, as a user runs it: start, read, import, check, print.
+        let mut times = Vec::new();
+        for _ in 0..15 {
+            let start = Instant::now();
+            Command::new(root.join("target/release/graft"))
+                .arg("check")
+                .arg(file)
+                .output()
+                .map_err(|e| e.to_string())?;
+            times.push(start.elapsed().as_secs_f64() * 1e3);
+        }
+        times.sort_by(f64::total_cmp);
+        println!(
+            "{}: graft check min {:.1} ms, median {:.1} ms",
+            file.display(),
+            times[0],
+            times[times.len() / 2]
+        );
+    }
     println!("== graft: criterion");
     run(Command::new("cargo")
         .args(["bench", "-p", "graft", "--bench", "codec"])

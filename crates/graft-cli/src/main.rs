@@ -124,6 +124,9 @@ fn check(path: &Path, json: bool) -> Result<ExitCode, Failure> {
     let imported = open(path)?;
     let mut diagnostics = imported.diagnostics;
     diagnostics.extend(graft::check::check(&imported.model));
+    // The process ends right after this: let the OS reclaim the model at once instead
+    // of freeing a large model node by node (a sixth of `check`'s time at 50k nodes).
+    std::mem::forget(imported.model);
     if json {
         let text = serde_json::to_string_pretty(&diagnostics)
             .map_err(|e| Failure(format!("cannot write JSON: {e}")))?;

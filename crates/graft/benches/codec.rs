@@ -1,4 +1,4 @@
-//! Import and export of the large generated models (`cargo xtask bench`, which also
+//! Import, check and export of the large generated models (`cargo xtask bench`, which also
 //! measures Python onnx on the same files). Each figure includes the file I/O, as
 //! `onnx.load` / `onnx.save` do; files are opened the way the CLI opens them (mapped).
 
@@ -50,6 +50,9 @@ fn codec(c: &mut Criterion) {
                 continue;
             }
         };
+        group.bench_function(format!("check/{name}"), |b| {
+            b.iter(|| graft::check::check(&model).len())
+        });
         let out = std::env::temp_dir().join(format!("graft-bench-{name}.onnx"));
         group.bench_function(format!("export/{name}"), |b| {
             b.iter(|| {

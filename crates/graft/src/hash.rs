@@ -24,7 +24,9 @@ impl std::hash::Hasher for FxHasher {
     }
 
     fn finish(&self) -> u64 {
-        self.0
+        // A multiply leaves the low bits weak and hashbrown picks buckets from them:
+        // rotate the well-mixed high bits down (as rustc-hash 2 does).
+        self.0.rotate_left(26)
     }
 }
 

@@ -146,20 +146,20 @@ impl<'m> Checker<'m> {
         ];
         for (what, infos) in lists {
             for (k, info) in infos.iter().enumerate() {
-                let at = Location::graph(g).with(format!("{what} {k}"));
+                let at = || Location::graph(g).with(format!("{what} {k}"));
                 let name = info
                     .value
                     .map(|v| model.value(v).name.as_str())
                     .unwrap_or("");
                 if name.is_empty() {
-                    self.error("check.value-info", format!("{what} {k} has no name"), at);
+                    self.error("check.value-info", format!("{what} {k} has no name"), at());
                     continue;
                 }
                 if let Some(missing) = incomplete(info.ty.as_ref()) {
                     self.error(
                         "check.value-info",
                         format!("{what} {name:?}: {missing}"),
-                        at,
+                        at(),
                     );
                 }
             }
@@ -191,16 +191,35 @@ impl<'m> Checker<'m> {
     }
 
     /// The opset version in force for `domain` at graph `g`, or `None` if not imported.
-    fn opset_version(&self, g: GraphId, domain: &str) -> Option<i64> {
-        let imports = match self.enclosing_function(g) {
+    fn opset_version(&mut self, g: GraphId, domain: &'m str) -> Option<i64> {
+        let scope = self.enclosing_function(g);
+        if let Some(&v) = self.opset_cache.get(&(scope, domain)) {
+            return v;
+        }
+        let imports = match scope {
             Some(f) => &self.model.function(f).opset_import,
             None => &self.model.opset_import,
         };
-        let domain = normalize_domain(domain);
-        imports
+        let normalized = normalize_domain(domain);
+        let version = imports
             .iter()
-            .find(|o| o.normalized_domain() == domain)
-            .map(|o| o.version.unwrap_or(1))
+            .find(|o| o.normalized_domain() == normalized)
+            .map(|o| o.version.unwrap_or(1));
+        self.opset_cache.insert((scope, domain), version);
+        version
+    }
+
+    /// `schema::lookup`, remembered: a model uses few distinct operators many times.
+    fn schema(
+        &mut self,
+        domain: &'m str,
+        op: &'m str,
+        version: i64,
+    ) -> Option<&'static schema::OpSchema> {
+        *self
+            .schema_cache
+            .entry((domain, op, version))
+            .or_insert_with(|| schema::lookup(domain, op, version))
     }
 
     fn node(&mut self, g: GraphId, n: NodeId) {
@@ -264,7 +283,7 @@ impl<'m> Checker<'m> {
             return; // A custom domain: nothing to check the node against.
         }
         let Some(version) = version else { return };
-        let Some(schema) = schema::lookup(domain, node.op_type(), version) else {
+        let Some(schema) = self.schema(domain, node.op_type(), version) else {
             self.error(
                 "check.unknown-op",
                 format!(
@@ -304,14 +323,15 @@ impl<'m> Checker<'m> {
     fn attributes_in_context(&mut self, g: GraphId, n: NodeId) {
         let model = self.model;
         let function = self.enclosing_function(g);
-        let mut seen = HashSet::new();
-        for a in &model.node(n).attributes {
-            let at = Location::node(g, n).with(format!("attribute {:?}", a.name()));
-            if !seen.insert(a.name()) {
+        let attributes = &model.node(n).attributes;
+        for (i, a) in attributes.iter().enumerate() {
+            let at = || Location::node(g, n).with(format!("attribute {:?}", a.name()));
+            // Nodes carry a handful of attributes: a scan beats a set.
+            if attributes[..i].iter().any(|b| b.name() == a.name()) {
                 self.error(
                     "check.attribute-duplicate",
                     format!("attribute {:?} is given twice", a.name()),
-                    at.clone(),
+                    at(),
                 );
             }
             match &a.kind {
@@ -319,7 +339,7 @@ impl<'m> Checker<'m> {
                     None => self.error(
                         "check.ref-outside-function",
                         format!("attribute {:?} refers to {name:?} (ref_attr_name), which only a function body may do", a.name()),
-                        at,
+                        at(),
                     ),
                     Some(f) => {
                         let func = model.function(f);
@@ -329,7 +349,7 @@ impl<'m> Checker<'m> {
                             self.error(
                                 "check.ref-undeclared",
                                 format!("attribute {:?} refers to {name:?}, which function {} does not declare", a.name(), func.key()),
-                                at,
+                                at(),
                             );
                         }
                     }
@@ -340,7 +360,7 @@ impl<'m> Checker<'m> {
                     } else {
                         format!("its type field ({:?}) and value fields do not agree", raw.r#type)
                     };
-                    self.error("check.attribute-malformed", format!("attribute {:?} is malformed: {why}", a.name()), at);
+                    self.error("check.attribute-malformed", format!("attribute {:?} is malformed: {why}", a.name()), at());
                 }
                 AttrKind::Value(_) => {}
             }
@@ -389,12 +409,12 @@ impl<'m> Checker<'m> {
             }
         }
         for a in &node.attributes {
-            let at = at.clone().with(format!("attribute {:?}", a.name()));
+            let at = || at.clone().with(format!("attribute {:?}", a.name()));
             let Some(declared) = schema.attributes.iter().find(|s| s.name == a.name()) else {
                 self.error(
                     "check.attribute-unknown",
                     format!("{op} has no attribute {:?}", a.name()),
-                    at,
+                    at(),
                 );
                 continue;
             };
@@ -414,7 +434,7 @@ impl<'m> Checker<'m> {
                         declared.ty.name(),
                         given.name()
                     ),
-                    at,
+                    at(),
                 );
             }
         }

@@ -14,9 +14,11 @@ mod graph;
 use std::collections::{HashMap, HashSet};
 
 use crate::diag::{Diagnostic, Location, Severity};
+use crate::hash::FxBuild;
 use crate::ir::{
     AttrKind, FunctionId, FunctionKey, GraphId, GraphOwner, Model, NodeId, normalize_domain,
 };
+use crate::schema;
 
 /// Every code the checker emits, with the rule in one line. "stricter" marks rules
 /// onnx.checker does not enforce.
@@ -181,7 +183,13 @@ pub(crate) struct Checker<'m> {
     pub functions: HashMap<FunctionKey, FunctionId>,
     /// Domains that hold at least one local function.
     pub function_domains: HashSet<String>,
+    /// Opset version by (enclosing function, domain as spelled).
+    opset_cache: HashMap<(Option<FunctionId>, &'m str), Option<i64>, FxBuild>,
+    /// Schema in force by (domain, op, version).
+    schema_cache: SchemaCache<'m>,
 }
+
+type SchemaCache<'m> = HashMap<(&'m str, &'m str, i64), Option<&'static schema::OpSchema>, FxBuild>;
 
 impl<'m> Checker<'m> {
     fn new(model: &'m Model) -> Self {
@@ -197,6 +205,8 @@ impl<'m> Checker<'m> {
             out: Vec::new(),
             functions,
             function_domains,
+            opset_cache: HashMap::default(),
+            schema_cache: HashMap::default(),
         }
     }
 
