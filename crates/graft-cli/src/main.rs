@@ -46,6 +46,18 @@ enum Command {
         #[arg(short, long)]
         output: PathBuf,
     },
+    /// Draw the model's graph as SVG, laid out as the app lays it out.
+    Render {
+        model: PathBuf,
+        #[arg(short, long)]
+        output: PathBuf,
+        /// Which groups to open: `none` (the default), `all`, or a depth N.
+        #[arg(long, default_value = "none")]
+        expand: String,
+        /// Draw one function's body instead: DOMAIN.NAME or DOMAIN.NAME:OVERLOAD.
+        #[arg(long)]
+        function: Option<String>,
+    },
     /// Re-encode a model (lossless), optionally embedding external data.
     Convert {
         input: PathBuf,
@@ -70,6 +82,12 @@ fn main() -> ExitCode {
         Command::Check { model, json } => check(&model, json),
         Command::Print { model, function } => print(&model, function.as_deref()),
         Command::Parse { text, output } => parse(&text, &output),
+        Command::Render {
+            model,
+            output,
+            expand,
+            function,
+        } => render_svg(&model, &output, &expand, function.as_deref()),
         Command::Convert {
             input,
             output,
@@ -156,6 +174,49 @@ fn check(path: &Path, json: bool) -> Result<ExitCode, Failure> {
     })
 }
 
+/// Groups `graft render --expand all` opens at most (items), so a model with deeply
+/// nested calls cannot make the picture unbounded.
+const RENDER_ITEM_LIMIT: usize = 200_000;
+
+fn render_svg(
+    path: &Path,
+    output: &Path,
+    expand: &str,
+    function: Option<&str>,
+) -> Result<ExitCode, Failure> {
+    let depth = match expand {
+        "none" => 0,
+        "all" => usize::MAX,
+        n => n
+            .parse()
+            .map_err(|_| Failure(format!("--expand takes none, all or a number, not {n:?}")))?,
+    };
+    let imported = open(path)?;
+    let model = &imported.model;
+    let view = match function {
+        Some(spec) => {
+            let key = function_key(spec);
+            let f = model
+                .find_function(&key)
+                .ok_or_else(|| Failure(format!("{} has no function {key}", path.display())))?;
+            graft::view::View::of_function(model, f)
+        }
+        None => graft::view::View::of_model(model)
+            .ok_or_else(|| Failure(format!("{} has no graph to draw", path.display())))?,
+    };
+    let mut scene = graft::view::Scene::new(view);
+    if depth > 0 {
+        scene.expand_to_depth(model, depth, RENDER_ITEM_LIMIT);
+    }
+    scene
+        .layout(model, &mut || false)
+        .map_err(|_| Failure("layout cancelled".into()))?;
+    let svg = graft::view::svg::document(&scene, model);
+    std::fs::write(output, svg)
+        .map_err(|e| Failure(format!("cannot write {}: {e}", output.display())))?;
+    Ok(ExitCode::SUCCESS)
+}
+
 fn print(path: &Path, function: Option<&str>) -> Result<ExitCode, Failure> {
     let imported = open(path)?;
     let model = &imported.model;
@@ -182,11 +243,19 @@ fn print(path: &Path, function: Option<&str>) -> Result<ExitCode, Failure> {
             graft::text::print_function(model, id)
         }
     };
-    print!("{text}");
+    emit(&text);
     Ok(ExitCode::SUCCESS)
 }
 
 /// `DOMAIN.NAME[:OVERLOAD]`: the name is after the last dot (domains have dots).
+/// Writes `text` to stdout. A reader that stops early (`graft print m | head`) is
+/// not an error: the output is simply cut.
+fn emit(text: &str) {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    let _ = out.write_all(text.as_bytes()).and_then(|()| out.flush());
+}
+
 fn function_key(spec: &str) -> graft::ir::FunctionKey {
     let (path, overload) = spec.split_once(':').unwrap_or((spec, ""));
     let (domain, name) = path.rsplit_once('.').unwrap_or(("", path));

@@ -215,3 +215,58 @@ fn a_parse_error_points_at_line_and_column() {
     );
     assert!(stderr.contains('^'), "a caret under the column: {stderr}");
 }
+
+#[test]
+fn render_draws_collapsed_and_expanded_views() {
+    let model = examples().join("functions_and_control_flow.onnx");
+    let model = model.to_str().unwrap_or("");
+    let collapsed = temp("collapsed.svg");
+    let out = graft(&["render", model, "-o", collapsed.to_str().unwrap_or("")]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let svg = std::fs::read_to_string(&collapsed).expect("written");
+    assert!(svg.starts_with("<svg") && svg.ends_with("</svg>"));
+    assert!(svg.contains(">ScaledTanh<") && !svg.contains("value_float"));
+
+    let expanded = temp("expanded.svg");
+    let out = graft(&[
+        "render",
+        model,
+        "-o",
+        expanded.to_str().unwrap_or(""),
+        "--expand",
+        "all",
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    let svg = std::fs::read_to_string(&expanded).expect("written");
+    // Each call's body shows that call's attribute value.
+    assert!(
+        svg.contains("value_float = 0.5<"),
+        "the call with alpha = 0.5"
+    );
+    assert!(
+        svg.contains("value_float = 1.0 (default)<"),
+        "the call without"
+    );
+    assert!(svg.contains(">then_branch<") && svg.contains(">else_branch<"));
+
+    let function = temp("function.svg");
+    let out = graft(&[
+        "render",
+        model,
+        "-o",
+        function.to_str().unwrap_or(""),
+        "--function",
+        "graft.examples.ScaledTanh",
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    let svg = std::fs::read_to_string(&function).expect("written");
+    assert!(svg.contains("value_float = 1.0 (default)<"));
+
+    let bad = graft(&["render", model, "-o", "/tmp/x.svg", "--expand", "lots"]);
+    assert_clean_failure(&bad, "--expand");
+}

@@ -31,3 +31,4 @@ impl std::hash::Hasher for FxHasher {
 }
 
 pub type FxBuild = std::hash::BuildHasherDefault<FxHasher>;
+pub type FxMap<K, V> = std::collections::HashMap<K, V, FxBuild>;

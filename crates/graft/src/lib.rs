@@ -11,6 +11,7 @@ pub mod ir;
 pub mod schema;
 pub mod summary;
 pub mod text;
+pub mod view;
 
 pub use codec::{ExportError, ExportOptions, ImportError, Imported, export, import};
 pub use diag::{Diagnostic, Severity};

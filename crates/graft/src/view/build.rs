@@ -1,0 +1,583 @@
+//! Building items: the root, the inside of each kind of group, and node boxes.
+
+use crate::hash::{FxBuild, FxMap};
+use crate::ir::{AttrKind, FunctionId, GraphId, Model, NodeId, ValueDef, ValueId};
+
+use super::label::attr_text;
+use super::{
+    AttrLine, AttrSource, Context, Item, ItemId, ItemKind, NAMESPACE_MIN_NODES, SECTION, View,
+};
+
+type Set<T> = std::collections::HashSet<T, FxBuild>;
+
+impl View {
+    fn push(&mut self, item: Item) -> ItemId {
+        let id = u32::try_from(self.items.len()).unwrap_or(u32::MAX);
+        self.items.push(item);
+        id
+    }
+
+    fn blank(parent: Option<ItemId>, kind: ItemKind, title: String, ctx: u32) -> Item {
+        Item {
+            parent,
+            kind,
+            title,
+            subtitle: String::new(),
+            badge: None,
+            attrs: Vec::new(),
+            weights: Vec::new(),
+            is_group: false,
+            expanded: false,
+            children: Some(Vec::new()),
+            consumes: Vec::new(),
+            produces: Vec::new(),
+            ctx,
+            nodes: Vec::new(),
+            depth: 0,
+        }
+    }
+
+    pub(super) fn push_root(&mut self, model: &Model, graph: GraphId, title: String, ctx: u32) {
+        let mut root = View::blank(None, ItemKind::Graph { graph }, title, ctx);
+        root.is_group = true;
+        root.expanded = true;
+        root.children = None;
+        root.subtitle = format!("{} nodes", model.graph(graph).nodes.len());
+        self.push(root);
+        self.children(model, 0);
+    }
+
+    /// The context a function body is shown in when no call is involved: its
+    /// declared defaults.
+    pub(super) fn defaults_context(&mut self, model: &Model, f: FunctionId) -> u32 {
+        let func = model.function(f);
+        let mut attrs = Vec::new();
+        for name in &func.attribute {
+            attrs.push((name.clone(), format!("@{name}"), AttrSource::Unset));
+        }
+        for a in &func.attribute_proto {
+            let text = match &a.kind {
+                AttrKind::Value(v) => attr_text(model, v),
+                _ => "?".to_string(),
+            };
+            attrs.push((a.name().to_string(), text, AttrSource::Default));
+        }
+        self.push_context(Context { attrs })
+    }
+
+    fn push_context(&mut self, ctx: Context) -> u32 {
+        let id = u32::try_from(self.contexts.len()).unwrap_or(u32::MAX);
+        self.contexts.push(ctx);
+        id
+    }
+
+    /// The context of a call: each declared attribute of the callee with the value the
+    /// call gives (references resolved in the caller's context), else its default.
+    fn call_context(&mut self, model: &Model, call: NodeId, f: FunctionId, outer: u32) -> u32 {
+        let func = model.function(f);
+        let node = model.node(call);
+        let declared = func
+            .attribute
+            .iter()
+            .map(|n| (n.as_str(), None))
+            .chain(func.attribute_proto.iter().map(|a| (a.name(), Some(a))));
+        let mut attrs = Vec::new();
+        for (name, default) in declared {
+            let given = node.attributes.iter().find(|a| a.name() == name);
+            let shown = match given.map(|a| &a.kind) {
+                Some(AttrKind::Value(v)) => (attr_text(model, v), AttrSource::Call),
+                Some(AttrKind::Ref { name: r, .. }) => self.resolve_ref(outer, r),
+                Some(AttrKind::Raw(_)) => ("?".to_string(), AttrSource::Call),
+                None => match default.map(|d| &d.kind) {
+                    Some(AttrKind::Value(v)) => (attr_text(model, v), AttrSource::Default),
+                    _ => (format!("@{name}"), AttrSource::Unset),
+                },
+            };
+            attrs.push((name.to_string(), shown.0, shown.1));
+        }
+        self.push_context(Context { attrs })
+    }
+
+    fn resolve_ref(&self, ctx: u32, name: &str) -> (String, AttrSource) {
+        self.contexts
+            .get(ctx as usize)
+            .and_then(|c| c.attrs.iter().find(|(n, _, _)| n == name))
+            .map(|(_, v, s)| (v.clone(), *s))
+            .unwrap_or_else(|| (format!("@{name}"), AttrSource::Unset))
+    }
+
+    pub(super) fn build_children(&mut self, model: &Model, id: ItemId) -> Vec<ItemId> {
+        let Some(item) = self.item(id) else {
+            return Vec::new();
+        };
+        let (kind, ctx, depth) = (item.kind.clone(), item.ctx, item.depth);
+        let consumes = item.consumes.clone();
+        let produces = item.produces.clone();
+        match kind {
+            ItemKind::Graph { graph } => {
+                let g = model.graph(graph);
+                let initializers: Set<ValueId> =
+                    g.initializers.iter().filter_map(|i| i.value).collect();
+                let ins: Vec<ValueId> = g
+                    .inputs
+                    .iter()
+                    .filter_map(|i| i.value)
+                    .filter(|v| !initializers.contains(v))
+                    .collect();
+                let outs: Vec<ValueId> = g.outputs.iter().filter_map(|o| o.value).collect();
+                let nodes = g.nodes.clone();
+                self.scope_children(model, id, graph, &nodes, ins, outs, ctx, 0)
+            }
+            ItemKind::Node {
+                node,
+                callee: Some(f),
+            } => {
+                let inner = self.call_context(model, node, f, ctx);
+                let body = model.function(f).body;
+                let g = model.graph(body);
+                let ins: Vec<ValueId> = g.inputs.iter().filter_map(|i| i.value).collect();
+                let outs: Vec<ValueId> = g.outputs.iter().filter_map(|o| o.value).collect();
+                let nodes = g.nodes.clone();
+                self.scope_children(model, id, body, &nodes, ins, outs, inner, 0)
+            }
+            ItemKind::Node { node, callee: None } => {
+                let mut out = Vec::new();
+                for a in &model.node(node).attributes {
+                    let graphs = a.graphs();
+                    let many = graphs.len() > 1;
+                    for (k, graph) in graphs.into_iter().enumerate() {
+                        let label = if many {
+                            format!("{}[{k}]", a.name())
+                        } else {
+                            a.name().to_string()
+                        };
+                        out.push(self.subgraph_item(model, id, node, label, graph, ctx));
+                    }
+                }
+                out
+            }
+            ItemKind::Subgraph { graph, .. } => {
+                let g = model.graph(graph);
+                let mut ins: Vec<ValueId> = g.inputs.iter().filter_map(|i| i.value).collect();
+                // Outer-scope values read inside: input terminals of the group.
+                for v in consumes {
+                    if !ins.contains(&v) {
+                        ins.push(v);
+                    }
+                }
+                let outs: Vec<ValueId> = g.outputs.iter().filter_map(|o| o.value).collect();
+                let nodes = g.nodes.clone();
+                self.scope_children(model, id, graph, &nodes, ins, outs, ctx, 0)
+            }
+            ItemKind::Namespace { graph, .. } | ItemKind::Section { graph, .. } => {
+                let nodes = self.item(id).map(|i| i.nodes.clone()).unwrap_or_default();
+                let sectioned = matches!(kind, ItemKind::Section { .. });
+                let mut out = self.terminals(model, id, &consumes, true, ctx);
+                out.extend(self.node_set_children(model, id, graph, &nodes, ctx, depth, sectioned));
+                out.extend(self.terminals(model, id, &produces, false, ctx));
+                out
+            }
+            ItemKind::In { .. } | ItemKind::Out { .. } => Vec::new(),
+        }
+    }
+
+    /// The inside of a scope (graph, body, subgraph): input terminals, the nodes
+    /// (grouped), output terminals.
+    #[allow(clippy::too_many_arguments)]
+    fn scope_children(
+        &mut self,
+        model: &Model,
+        parent: ItemId,
+        graph: GraphId,
+        nodes: &[NodeId],
+        ins: Vec<ValueId>,
+        outs: Vec<ValueId>,
+        ctx: u32,
+        depth: u32,
+    ) -> Vec<ItemId> {
+        let mut out = self.terminals(model, parent, &ins, true, ctx);
+        out.extend(self.node_set_children(model, parent, graph, nodes, ctx, depth, false));
+        out.extend(self.terminals(model, parent, &outs, false, ctx));
+        out
+    }
+
+    fn terminals(
+        &mut self,
+        model: &Model,
+        parent: ItemId,
+        values: &[ValueId],
+        input: bool,
+        ctx: u32,
+    ) -> Vec<ItemId> {
+        values
+            .iter()
+            .map(|&value| {
+                let name = model.value(value).name.clone();
+                let kind = if input {
+                    ItemKind::In { value }
+                } else {
+                    ItemKind::Out { value }
+                };
+                let mut item = View::blank(Some(parent), kind, name, ctx);
+                if input {
+                    item.produces.push(value);
+                } else {
+                    item.consumes.push(value);
+                }
+                self.push(item)
+            })
+            .collect()
+    }
+
+    /// Nodes of one graph as items: namespace groups from name paths when the graph
+    /// is big, sections when there are too many.
+    #[allow(clippy::too_many_arguments)]
+    fn node_set_children(
+        &mut self,
+        model: &Model,
+        parent: ItemId,
+        graph: GraphId,
+        nodes: &[NodeId],
+        ctx: u32,
+        depth: u32,
+        in_section: bool,
+    ) -> Vec<ItemId> {
+        let use_namespaces = depth > 0 || nodes.len() > NAMESPACE_MIN_NODES;
+        let (entries, depth) = if use_namespaces {
+            partition(model, nodes, depth)
+        } else {
+            (nodes.iter().map(|&n| Entry::Node(n)).collect(), depth)
+        };
+        if !in_section && entries.len() > SECTION {
+            let mut out = Vec::new();
+            for (index, chunk) in entries.chunks(SECTION).enumerate() {
+                let members: Vec<NodeId> = chunk.iter().flat_map(|e| e.nodes()).copied().collect();
+                let title = format!("section {}", index + 1);
+                let kind = ItemKind::Section {
+                    graph,
+                    index: index as u32,
+                };
+                out.push(self.set_item(model, parent, graph, kind, title, members, ctx, depth));
+            }
+            return out;
+        }
+        let mut out = Vec::new();
+        for entry in entries {
+            match entry {
+                Entry::Node(n) => out.push(self.node_item(model, parent, n, ctx)),
+                Entry::Namespace(path, members) => {
+                    let title = path.rsplit('/').next().unwrap_or(&path).to_string();
+                    let kind = ItemKind::Namespace {
+                        graph,
+                        path: path.clone(),
+                    };
+                    let next = path.split('/').count() as u32;
+                    out.push(self.set_item(model, parent, graph, kind, title, members, ctx, next));
+                }
+            }
+        }
+        out
+    }
+
+    /// A namespace or section group over `members`, with what it reads and what it
+    /// makes available outside.
+    #[allow(clippy::too_many_arguments)]
+    fn set_item(
+        &mut self,
+        model: &Model,
+        parent: ItemId,
+        graph: GraphId,
+        kind: ItemKind,
+        title: String,
+        members: Vec<NodeId>,
+        ctx: u32,
+        depth: u32,
+    ) -> ItemId {
+        let inside: Set<NodeId> = members.iter().copied().collect();
+        let mut produced: Set<ValueId> = Set::default();
+        for &n in &members {
+            produced.extend(model.node(n).outputs.iter().flatten().copied());
+        }
+        let mut consumes = Vec::new();
+        let mut seen: Set<ValueId> = Set::default();
+        for &n in &members {
+            for v in node_reads(model, n) {
+                if !produced.contains(&v) && !is_weight(model, v) && seen.insert(v) {
+                    consumes.push(v);
+                }
+            }
+        }
+        let graph_outputs: Set<ValueId> = model
+            .graph(graph)
+            .outputs
+            .iter()
+            .filter_map(|o| o.value)
+            .collect();
+        let uses = self.uses(model, graph);
+        let mut produces = Vec::new();
+        for &n in &members {
+            for &v in model.node(n).outputs.iter().flatten() {
+                let outside = graph_outputs.contains(&v)
+                    || uses
+                        .get(&v)
+                        .is_some_and(|users| users.iter().any(|u| !inside.contains(u)));
+                if outside {
+                    produces.push(v);
+                }
+            }
+        }
+        let mut item = View::blank(Some(parent), kind, title, ctx);
+        item.subtitle = format!("{} nodes", members.len());
+        item.is_group = true;
+        item.children = None;
+        item.consumes = consumes;
+        item.produces = produces;
+        item.nodes = members;
+        item.depth = depth;
+        self.push(item)
+    }
+
+    /// value -> nodes of `graph` reading it (reads inside a node's subgraphs count
+    /// as reads by that node).
+    fn uses(&mut self, model: &Model, graph: GraphId) -> &FxMap<ValueId, Vec<NodeId>> {
+        self.uses.entry(graph).or_insert_with(|| {
+            let mut map: FxMap<ValueId, Vec<NodeId>> = FxMap::default();
+            for &n in &model.graph(graph).nodes {
+                for v in node_reads(model, n) {
+                    map.entry(v).or_default().push(n);
+                }
+            }
+            map
+        })
+    }
+
+    fn node_item(&mut self, model: &Model, parent: ItemId, n: NodeId, ctx: u32) -> ItemId {
+        let node = model.node(n);
+        let domain = crate::ir::normalize_domain(node.domain());
+        let callee = if self.functions.is_empty() {
+            None
+        } else {
+            self.functions
+                .get(&crate::ir::FunctionKey {
+                    domain: domain.to_string(),
+                    name: node.op_type().to_string(),
+                    overload: node.overload().to_string(),
+                })
+                .copied()
+        };
+        let has_graphs = node.attributes.iter().any(|a| !a.graphs().is_empty());
+        let mut item = View::blank(
+            Some(parent),
+            ItemKind::Node { node: n, callee },
+            node.op_type().to_string(),
+            ctx,
+        );
+        item.subtitle = node.name().to_string();
+        if !domain.is_empty() || !node.overload().is_empty() {
+            let mut badge = domain.to_string();
+            if !node.overload().is_empty() {
+                badge.push(':');
+                badge.push_str(node.overload());
+            }
+            item.badge = Some(badge);
+        }
+        for a in &node.attributes {
+            if !a.graphs().is_empty() {
+                continue;
+            }
+            let (value, source) = match &a.kind {
+                AttrKind::Value(v) => (attr_text(model, v), AttrSource::Given),
+                AttrKind::Ref { name, .. } => self.resolve_ref(ctx, name),
+                AttrKind::Raw(_) => ("(malformed)".to_string(), AttrSource::Given),
+            };
+            item.attrs.push(AttrLine {
+                name: a.name().to_string(),
+                value,
+                source,
+            });
+        }
+        let mut seen: Set<ValueId> = Set::default();
+        for v in node_reads(model, n) {
+            if is_weight(model, v) {
+                item.weights.push(self.weight_text(model, v));
+            } else if seen.insert(v) {
+                item.consumes.push(v);
+            }
+        }
+        item.produces = node.outputs.iter().flatten().copied().collect();
+        if callee.is_some() || has_graphs {
+            item.is_group = true;
+            item.children = None;
+        }
+        self.push(item)
+    }
+
+    fn weight_text(&self, model: &Model, v: ValueId) -> String {
+        let value = model.value(v);
+        let dims = self
+            .initializers
+            .get(&v)
+            .and_then(|&(g, k)| model.graph(g).initializers.get(k))
+            .map(|i| {
+                let dims: Vec<String> = i.tensor.dims.iter().map(|d| d.to_string()).collect();
+                format!(" ⟨{}⟩", dims.join("×"))
+            })
+            .unwrap_or_default();
+        format!("{}{dims}", value.name)
+    }
+
+    fn subgraph_item(
+        &mut self,
+        model: &Model,
+        parent: ItemId,
+        node: NodeId,
+        attribute: String,
+        graph: GraphId,
+        ctx: u32,
+    ) -> ItemId {
+        let g = model.graph(graph);
+        let mut item = View::blank(
+            Some(parent),
+            ItemKind::Subgraph {
+                node,
+                attribute: attribute.clone(),
+                graph,
+            },
+            attribute,
+            ctx,
+        );
+        item.subtitle = format!("{} nodes", g.nodes.len());
+        item.is_group = true;
+        item.expanded = true;
+        item.children = None;
+        item.consumes = outer_reads(model, graph, model.depth(graph));
+        item.produces = Vec::new();
+        self.push(item)
+    }
+}
+
+/// One entry of a partition of nodes by name path.
+enum Entry {
+    Node(NodeId),
+    Namespace(String, Vec<NodeId>),
+}
+
+impl Entry {
+    fn nodes(&self) -> &[NodeId] {
+        match self {
+            Entry::Node(n) => std::slice::from_ref(n),
+            Entry::Namespace(_, members) => members,
+        }
+    }
+}
+
+fn components(name: &str) -> impl Iterator<Item = &str> {
+    name.split('/').filter(|c| !c.is_empty())
+}
+
+/// Groups nodes by the path component at `depth` of their names (in order of first
+/// appearance). A component shared by every node is skipped (its prefix adds no
+/// structure). Returns the entries and the depth used.
+fn partition(model: &Model, nodes: &[NodeId], mut depth: u32) -> (Vec<Entry>, u32) {
+    // Each node's path components, split once.
+    let parts: Vec<Vec<&str>> = nodes
+        .iter()
+        .map(|&n| components(model.node(n).name()).collect())
+        .collect();
+    // The namespace of a node at depth `d`: its first d+1 components, if it has a
+    // further one (the last component is the node's own name, not a namespace).
+    let key = |k: usize, d: u32| -> Option<&[&str]> {
+        let p = &parts[k];
+        (p.len() > d as usize + 1).then(|| &p[..=d as usize])
+    };
+    // Skip levels every node shares (bounded: names are finite).
+    for _ in 0..64 {
+        let first = key(0, depth);
+        let shared = first.is_some() && (0..nodes.len()).all(|k| key(k, depth) == first);
+        if shared && nodes.len() > 1 {
+            depth += 1;
+        } else {
+            break;
+        }
+    }
+    let mut entries: Vec<Entry> = Vec::new();
+    let mut index: FxMap<&[&str], usize> = FxMap::default();
+    for (k, &n) in nodes.iter().enumerate() {
+        match key(k, depth) {
+            None => entries.push(Entry::Node(n)),
+            Some(path) => match index.get(path) {
+                Some(&i) => {
+                    if let Some(Entry::Namespace(_, members)) = entries.get_mut(i) {
+                        members.push(n);
+                    }
+                }
+                None => {
+                    index.insert(path, entries.len());
+                    entries.push(Entry::Namespace(path.join("/"), vec![n]));
+                }
+            },
+        }
+    }
+    // A namespace of one node is just that node.
+    let entries = entries
+        .into_iter()
+        .map(|e| match e {
+            Entry::Namespace(_, members) if members.len() == 1 => Entry::Node(members[0]),
+            e => e,
+        })
+        .collect();
+    (entries, depth)
+}
+
+/// The values a node reads: its inputs, then the outer-scope values its subgraphs
+/// read (values defined outside the node), without duplicates.
+pub(crate) fn node_reads(model: &Model, n: NodeId) -> Vec<ValueId> {
+    let node = model.node(n);
+    let mut out: Vec<ValueId> = Vec::new();
+    for &v in node.inputs.iter().flatten() {
+        if !out.contains(&v) {
+            out.push(v);
+        }
+    }
+    let depth = model.depth(node.graph);
+    for a in &node.attributes {
+        for g in a.graphs() {
+            for v in outer_reads(model, g, depth + 1) {
+                if !out.contains(&v) {
+                    out.push(v);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Values read anywhere under `graph` (iteratively) that are defined in a graph
+/// shallower than `depth`, i.e. outside `graph`.
+fn outer_reads(model: &Model, graph: GraphId, depth: usize) -> Vec<ValueId> {
+    let mut out = Vec::new();
+    let mut seen: Set<ValueId> = Set::default();
+    let mut stack = vec![graph];
+    while let Some(g) = stack.pop() {
+        for &n in &model.graph(g).nodes {
+            let node = model.node(n);
+            for &v in node.inputs.iter().flatten() {
+                let value = model.value(v);
+                if value.def != ValueDef::Undefined
+                    && model.depth(value.graph) < depth
+                    && seen.insert(v)
+                {
+                    out.push(v);
+                }
+            }
+            for a in &node.attributes {
+                stack.extend(a.graphs());
+            }
+        }
+    }
+    out
+}
+
+fn is_weight(model: &Model, v: ValueId) -> bool {
+    matches!(model.value(v).def, ValueDef::Initializer)
+}

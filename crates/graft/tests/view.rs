@@ -1,0 +1,353 @@
+//! Data-driven tests of the view model and its layout: every `tests/view/*.onnxtxt` file
+//! is ONNX text, then a line `# ==== expected ====`, then the outline of the view with
+//! every group expanded (kinds, titles, names, attribute values and where they come
+//! from, terminals). `UPDATE_EXPECT=1 cargo test -p graft --test view` rewrites the
+//! expectations.
+//!
+//! Each file is also laid out, collapsed and fully expanded, and the geometry is
+//! checked: siblings never overlap, children sit inside their group's frame, and every
+//! edge joins two drawn items.
+
+use std::fmt::Write;
+use std::path::{Path, PathBuf};
+
+use graft::view::{AttrSource, ItemId, ItemKind, Rect, Scene, View};
+
+const MARKER: &str = "# ==== expected ====";
+
+fn outline(model: &graft::Model, view: &View) -> String {
+    let mut out = String::new();
+    let mut stack = vec![(view.root(), 0usize)];
+    while let Some((id, depth)) = stack.pop() {
+        let Some(item) = view.item(id) else { continue };
+        let kind = match &item.kind {
+            ItemKind::Graph { .. } => "graph",
+            ItemKind::In { .. } => "in",
+            ItemKind::Out { .. } => "out",
+            ItemKind::Node {
+                callee: Some(_), ..
+            } => "call",
+            ItemKind::Node { .. } if item.is_group => "control",
+            ItemKind::Node { .. } => "node",
+            ItemKind::Subgraph { .. } => "subgraph",
+            ItemKind::Namespace { .. } => "namespace",
+            ItemKind::Section { .. } => "section",
+        };
+        let _ = write!(out, "{}{kind} {}", "  ".repeat(depth), item.title);
+        if !item.subtitle.is_empty() {
+            let _ = write!(out, " [{}]", item.subtitle);
+        }
+        if let Some(b) = &item.badge {
+            let _ = write!(out, " <{b}>");
+        }
+        for a in &item.attrs {
+            let source = match a.source {
+                AttrSource::Given => "",
+                AttrSource::Call => " (call)",
+                AttrSource::Default => " (default)",
+                AttrSource::Unset => " (unset)",
+            };
+            let _ = write!(out, " {}={}{source}", a.name, a.value);
+        }
+        if !item.weights.is_empty() {
+            let _ = write!(out, " weights: {}", item.weights.join(", "));
+        }
+        let names = |values: &[graft::ir::ValueId]| {
+            values
+                .iter()
+                .map(|&v| model.value(v).name.clone())
+                .collect::<Vec<_>>()
+                .join(",")
+        };
+        if item.is_group && !matches!(item.kind, ItemKind::Graph { .. }) {
+            let _ = write!(
+                out,
+                " reads({}) makes({})",
+                names(&item.consumes),
+                names(&item.produces)
+            );
+        }
+        out.push('\n');
+        if let Some(children) = &item.children {
+            stack.extend(children.iter().rev().map(|&c| (c, depth + 1)));
+        }
+    }
+    out
+}
+
+fn inside(inner: Rect, outer: Rect) -> bool {
+    let e = 0.5;
+    inner.x >= outer.x - e
+        && inner.y >= outer.y - e
+        && inner.x + inner.w <= outer.x + outer.w + e
+        && inner.y + inner.h <= outer.y + outer.h + e
+}
+
+fn overlap(a: Rect, b: Rect) -> bool {
+    a.x < b.x + b.w - 0.5 && b.x < a.x + a.w - 0.5 && a.y < b.y + b.h - 0.5 && b.y < a.y + a.h - 0.5
+}
+
+/// Geometry every laid-out scene must have.
+fn check_geometry(scene: &Scene, what: &str) -> Vec<String> {
+    let mut problems = Vec::new();
+    let view = &scene.view;
+    for p in &scene.placed {
+        if !(p.rect.w > 0.0 && p.rect.h > 0.0 && p.rect.x.is_finite() && p.rect.y.is_finite()) {
+            problems.push(format!("{what}: item {} has box {:?}", p.item, p.rect));
+        }
+        let parent = view.item(p.item).and_then(|i| i.parent);
+        if let Some(parent) = parent
+            && let Some(frame) = scene.rect(parent)
+            && !inside(p.rect, frame)
+        {
+            problems.push(format!(
+                "{what}: item {} {:?} is outside its group {parent} {:?}",
+                p.item, p.rect, frame
+            ));
+        }
+    }
+    // Siblings never overlap.
+    let mut by_parent: std::collections::BTreeMap<ItemId, Vec<(ItemId, Rect)>> = Default::default();
+    for p in &scene.placed {
+        if let Some(parent) = view.item(p.item).and_then(|i| i.parent) {
+            by_parent.entry(parent).or_default().push((p.item, p.rect));
+        }
+    }
+    for siblings in by_parent.values() {
+        for (i, a) in siblings.iter().enumerate() {
+            for b in &siblings[i + 1..] {
+                if overlap(a.1, b.1) {
+                    problems.push(format!("{what}: items {} and {} overlap", a.0, b.0));
+                }
+            }
+        }
+    }
+    for e in &scene.edges {
+        if scene.rect(e.from).is_none() || scene.rect(e.to).is_none() {
+            problems.push(format!("{what}: an edge joins an item that is not drawn"));
+        }
+    }
+    problems
+}
+
+fn run(input: &str) -> (String, Vec<String>) {
+    let parsed = match graft::text::parse_model(input) {
+        Ok(p) => p,
+        Err(e) => return (format!("error: {e}\n"), Vec::new()),
+    };
+    let model = parsed.model;
+    let Some(view) = View::of_model(&model) else {
+        return ("no graph\n".into(), Vec::new());
+    };
+    let mut scene = Scene::new(view);
+    let mut problems = Vec::new();
+    if scene.layout(&model, &mut || false).is_err() {
+        problems.push("layout cancelled".into());
+    }
+    problems.extend(check_geometry(&scene, "collapsed"));
+    scene.expand_to_depth(&model, usize::MAX, 100_000);
+    if scene.layout(&model, &mut || false).is_err() {
+        problems.push("layout cancelled".into());
+    }
+    problems.extend(check_geometry(&scene, "expanded"));
+    (outline(&model, &scene.view), problems)
+}
+
+fn files() -> Vec<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/view");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "onnxtxt"))
+        .collect();
+    files.sort();
+    files
+}
+
+#[test]
+fn view_snapshots() {
+    let update = std::env::var_os("UPDATE_EXPECT").is_some();
+    let mut failures = Vec::new();
+    for path in files() {
+        let content = std::fs::read_to_string(&path).unwrap_or_default();
+        let (input, expected) = match content.split_once(MARKER) {
+            Some((i, e)) => (i.to_string(), e.trim_start_matches('\n').to_string()),
+            None => (content.clone(), String::new()),
+        };
+        let (actual, problems) = run(&input);
+        let name = path.display().to_string();
+        for p in problems {
+            failures.push(format!("{name}: {p}"));
+        }
+        if actual != expected {
+            if update {
+                let text = format!(
+                    "{}{MARKER}\n{actual}",
+                    input.trim_end_matches('\n').to_string() + "\n"
+                );
+                std::fs::write(&path, text).unwrap_or_else(|e| panic!("{name}: {e}"));
+            } else {
+                failures.push(format!(
+                    "{name}: outline differs\n--- expected\n{expected}\n--- actual\n{actual}"
+                ));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+fn model_of(text: &str) -> graft::Model {
+    graft::text::parse_model(text).expect("parses").model
+}
+
+#[test]
+fn expanding_one_group_relays_out_only_it_and_its_ancestors() {
+    let input = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/view/calls.onnxtxt"),
+    )
+    .unwrap();
+    let input = input.split(MARKER).next().unwrap_or_default().to_string();
+    let model = model_of(&input);
+    let mut scene = Scene::new(View::of_model(&model).expect("graph"));
+    scene.layout(&model, &mut || false).unwrap();
+    let root_children: Vec<ItemId> = scene.view.item(0).and_then(|i| i.children.clone()).unwrap();
+    let calls: Vec<ItemId> = root_children
+        .iter()
+        .copied()
+        .filter(|&c| scene.view.item(c).is_some_and(|i| i.is_group))
+        .collect();
+    assert_eq!(calls.len(), 3, "three calls at the top");
+    // Expand the last call (Twice), then one call inside it.
+    assert!(scene.set_expanded(&model, calls[2], true));
+    scene.layout(&model, &mut || false).unwrap();
+    assert_eq!(scene.last_layouts, 2, "the call and the root");
+    let inner: Vec<ItemId> = scene
+        .view
+        .item(calls[2])
+        .and_then(|i| i.children.clone())
+        .unwrap();
+    let first_call = inner
+        .iter()
+        .copied()
+        .find(|&c| scene.view.item(c).is_some_and(|i| i.is_group))
+        .unwrap();
+    let sibling_before: Vec<Rect> = inner.iter().filter_map(|&c| scene.rect(c)).collect();
+    let frame_before = scene.rect(calls[2]).unwrap();
+    let _ = sibling_before;
+    assert!(scene.set_expanded(&model, first_call, true));
+    scene.layout(&model, &mut || false).unwrap();
+    assert_eq!(
+        scene.last_layouts, 3,
+        "the inner call, its caller and the root"
+    );
+    // Collapsing and expanding again reuses the cached inner layout.
+    assert!(scene.set_expanded(&model, first_call, false));
+    scene.layout(&model, &mut || false).unwrap();
+    assert_eq!(scene.last_layouts, 2, "only the ancestors");
+    assert!(scene.set_expanded(&model, first_call, true));
+    scene.layout(&model, &mut || false).unwrap();
+    assert_eq!(
+        scene.last_layouts, 2,
+        "the inner layout came from the cache"
+    );
+    // The first call above (a sibling of the expanded one) kept its size.
+    let a = scene.rect(calls[0]).unwrap();
+    assert!(a.w > 0.0 && frame_before.w > 0.0);
+}
+
+#[test]
+fn search_finds_nodes_inside_unopened_calls_and_reveal_opens_them() {
+    let input = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/view/calls.onnxtxt"),
+    )
+    .unwrap();
+    let input = input.split(MARKER).next().unwrap_or_default().to_string();
+    let model = model_of(&input);
+    let mut scene = Scene::new(View::of_model(&model).expect("graph"));
+    scene.layout(&model, &mut || false).unwrap();
+    // "m" is the Mul in Scale: one per call of Scale, four calls in all
+    // (two at the top, two inside Twice).
+    let found: Vec<ItemId> = scene
+        .view
+        .search(&model, "Mul", 10_000)
+        .into_iter()
+        .filter(|&id| scene.view.item(id).is_some_and(|i| i.title == "Mul"))
+        .collect();
+    assert_eq!(found.len(), 4, "{found:?}");
+    let deepest = *found.last().unwrap();
+    assert!(!scene.view.is_visible(deepest));
+    assert!(scene.reveal(&model, deepest));
+    scene.layout(&model, &mut || false).unwrap();
+    assert!(scene.view.is_visible(deepest));
+    assert!(scene.rect(deepest).is_some(), "the found node is drawn");
+}
+
+#[test]
+fn a_group_of_thousands_is_split_into_sections() {
+    let mut text = String::from(
+        "<\n ir_version: 10,\n opset_import: [\"\" : 18]\n>\nmain (float[4] x) => (float[4] y) {\n",
+    );
+    let n = 2500;
+    for k in 0..n {
+        let input = if k == 0 {
+            "x".to_string()
+        } else {
+            format!("v{}", k - 1)
+        };
+        let output = if k == n - 1 {
+            "y".to_string()
+        } else {
+            format!("v{k}")
+        };
+        let _ = writeln!(text, "   {output} = Relu({input})");
+    }
+    text.push_str("}\n");
+    let model = model_of(&text);
+    let mut scene = Scene::new(View::of_model(&model).expect("graph"));
+    scene.layout(&model, &mut || false).unwrap();
+    let children = scene.view.item(0).and_then(|i| i.children.clone()).unwrap();
+    let sections = children
+        .iter()
+        .filter(|&&c| {
+            matches!(
+                scene.view.item(c).map(|i| &i.kind),
+                Some(ItemKind::Section { .. })
+            )
+        })
+        .count();
+    assert_eq!(
+        sections, 3,
+        "2,500 nodes make three sections of at most 1,000"
+    );
+    // Sections chain: each reads what the previous makes.
+    assert_eq!(scene.edges.len(), 4, "x -> s1 -> s2 -> s3 -> y");
+    assert!(check_geometry(&scene, "sections").is_empty());
+}
+
+#[test]
+fn deeply_nested_ifs_build_and_lay_out_on_a_small_stack() {
+    // Deep nesting through subgraphs: the view and the layout are iterative.
+    let depth = 60;
+    let mut body = String::from("out_0 = Identity(x)");
+    for k in 1..=depth {
+        body = format!(
+            "out_{k} = If(c) <then_branch = t{k} () => (float[4] out_{p}) {{\n{body}\n}}, else_branch = e{k} () => (float[4] e_{k}) {{\n e_{k} = Identity(x)\n}}>",
+            p = k - 1
+        );
+    }
+    let text = format!(
+        "<\n ir_version: 10,\n opset_import: [\"\" : 18]\n>\nmain (bool c, float[4] x) => (float[4] out_{depth}) {{\n{body}\n}}\n"
+    );
+    let model = graft::text::parse_model(&text)
+        .expect("60 levels are within the parser limit (64)")
+        .model;
+    let handle = std::thread::Builder::new()
+        .stack_size(1 << 20)
+        .spawn(move || {
+            let mut scene = Scene::new(View::of_model(&model).expect("graph"));
+            scene.expand_to_depth(&model, usize::MAX, 1_000_000);
+            scene.layout(&model, &mut || false).is_ok()
+        })
+        .unwrap();
+    assert!(handle.join().unwrap_or(false), "laid out on a 1 MiB stack");
+}
