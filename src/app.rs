@@ -1,10 +1,12 @@
-//! The page layout: toolbar on top, the error banner under it, then tabs (the summary,
-//! the ONNX text), and the drop overlay above everything while files are dragged in.
+//! The page layout: toolbar on top, the error banner under it, then tabs (the graph,
+//! the summary, the ONNX text), and the drop overlay above everything while files are
+//! dragged in.
 
 use leptos::prelude::*;
 
 use crate::banner::ErrorBanner;
 use crate::drop::DropOverlay;
+use crate::graph::GraphPanel;
 use crate::state::{AppState, STARTUP_EXAMPLE};
 use crate::summary::SummaryPanel;
 use crate::textview::TextPanel;
@@ -14,8 +16,12 @@ use crate::toolbar::Toolbar;
 pub fn App() -> impl IntoView {
     let state = AppState::new();
     provide_context(state);
-    state.open_example(STARTUP_EXAMPLE);
-    let tab = RwSignal::new(Tab::Summary);
+    // `?model=URL` (same origin) opens that model instead of the startup example.
+    match crate::platform::query_parameter("model") {
+        Some(url) => state.open_url(url),
+        None => state.open_example(STARTUP_EXAMPLE),
+    }
+    let tab = RwSignal::new(Tab::Graph);
     let tab_button = move |which: Tab, label: &'static str, testid: &'static str| {
         view! {
             <button
@@ -36,10 +42,12 @@ pub fn App() -> impl IntoView {
             <main class="app-main">
                 <ErrorBanner/>
                 <nav class="tabs" role="tablist">
+                    {tab_button(Tab::Graph, "Graph", "tab-graph")}
                     {tab_button(Tab::Summary, "Summary", "tab-summary")}
                     {tab_button(Tab::Text, "Text", "tab-text")}
                 </nav>
                 {move || match tab.get() {
+                    Tab::Graph => view! { <GraphPanel/> }.into_any(),
                     Tab::Summary => view! { <SummaryPanel/> }.into_any(),
                     Tab::Text => view! { <TextPanel/> }.into_any(),
                 }}
@@ -51,6 +59,7 @@ pub fn App() -> impl IntoView {
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Tab {
+    Graph,
     Summary,
     Text,
 }

@@ -4,8 +4,10 @@
 
 mod app;
 mod banner;
+mod bench;
 mod drop;
 mod format;
+mod graph;
 mod platform;
 mod state;
 mod summary;
@@ -13,5 +15,9 @@ mod textview;
 mod toolbar;
 
 fn main() {
-    leptos::mount::mount_to_body(app::App);
+    if platform::query_parameter("bench").as_deref() == Some("layout") {
+        leptos::mount::mount_to_body(bench::LayoutBench);
+    } else {
+        leptos::mount::mount_to_body(app::App);
+    }
 }

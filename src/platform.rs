@@ -187,3 +187,140 @@ fn js_message(value: &JsValue) -> String {
     }
     value.as_string().unwrap_or_else(|| format!("{value:?}"))
 }
+
+/// Where a pointer event happened, in CSS pixels relative to the element it was
+/// attached to (`currentTarget`).
+pub fn pointer_in_target(event: &ev::MouseEvent) -> (f64, f64) {
+    let rect = event
+        .current_target()
+        .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+        .map(|e| e.get_bounding_client_rect());
+    let (left, top) = rect.map_or((0.0, 0.0), |r| (r.left(), r.top()));
+    (
+        f64::from(event.client_x()) - left,
+        f64::from(event.client_y()) - top,
+    )
+}
+
+/// Pointer position in CSS pixels of the window.
+pub fn pointer(event: &ev::MouseEvent) -> (f64, f64) {
+    (f64::from(event.client_x()), f64::from(event.client_y()))
+}
+
+/// Which mouse buttons are held (`MouseEvent.buttons`).
+pub fn buttons(event: &ev::MouseEvent) -> u16 {
+    event.buttons()
+}
+
+/// The wheel's vertical movement in pixels, and stops the page from scrolling.
+pub fn wheel_delta(event: &ev::WheelEvent) -> f64 {
+    event.prevent_default();
+    let lines = event.delta_mode() == 1;
+    event.delta_y() * if lines { 16.0 } else { 1.0 }
+}
+
+/// The value of `attribute` on the event's target or its nearest ancestor that has it.
+pub fn target_attribute(event: &ev::MouseEvent, attribute: &str) -> Option<String> {
+    let element = event
+        .target()
+        .and_then(|t| t.dyn_into::<web_sys::Element>().ok())?;
+    let holder = element.closest(&format!("[{attribute}]")).ok()??;
+    holder.get_attribute(attribute)
+}
+
+/// The size in CSS pixels of the element with `data-testid`=`testid`.
+pub fn element_size(testid: &str) -> Option<(f64, f64)> {
+    let element = window()
+        .document()?
+        .query_selector(&format!("[data-testid=\"{testid}\"]"))
+        .ok()??;
+    let rect = element.get_bounding_client_rect();
+    Some((rect.width(), rect.height()))
+}
+
+/// Sets `window.__graftReady`, which benchmarks and tests wait for.
+pub fn set_ready(ready: bool) {
+    let _ = js_sys::Reflect::set(
+        &window(),
+        &JsValue::from_str("__graftReady"),
+        &JsValue::from_bool(ready),
+    );
+}
+
+/// The `name` parameter of the page's query string.
+pub fn query_parameter(name: &str) -> Option<String> {
+    let search = window().location().search().ok()?;
+    let params = web_sys::UrlSearchParams::new_with_str(&search).ok()?;
+    params.get(name)
+}
+
+/// Calls `f` on every key pressed outside text fields, with the key's name
+/// (`KeyboardEvent.key`). The listener lives as long as the page.
+pub fn on_key(f: impl Fn(String) + 'static) {
+    window_event_listener(ev::keydown, move |e| {
+        let typing = e
+            .target()
+            .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+            .is_some_and(|el| matches!(el.tag_name().as_str(), "INPUT" | "TEXTAREA" | "SELECT"));
+        if !typing && !e.ctrl_key() && !e.meta_key() && !e.alt_key() {
+            f(e.key());
+        }
+    });
+}
+
+/// Saves `text` as a download named `name` with the given MIME type.
+pub fn download_text(name: &str, text: &str, mime: &str) -> Result<(), String> {
+    let parts = Array::of1(&JsValue::from_str(text));
+    let options = BlobPropertyBag::new();
+    options.set_type(mime);
+    let blob = Blob::new_with_str_sequence_and_options(&parts, &options)
+        .map_err(|e| format!("could not prepare the download ({})", js_message(&e)))?;
+    let url = Url::create_object_url_with_blob(&blob)
+        .map_err(|e| format!("could not prepare the download ({})", js_message(&e)))?;
+    let anchor: HtmlAnchorElement = window()
+        .document()
+        .and_then(|d| d.create_element("a").ok())
+        .and_then(|a| a.dyn_into().ok())
+        .ok_or_else(|| "could not prepare the download (no document)".to_string())?;
+    anchor.set_href(&url);
+    anchor.set_download(name);
+    anchor.click();
+    set_timeout(
+        move || {
+            let _ = Url::revoke_object_url(&url);
+        },
+        Duration::from_secs(30),
+    );
+    Ok(())
+}
+
+/// Calls `f` whenever the window changes size. The listener lives as long as the page.
+pub fn on_resize(f: impl Fn() + 'static) {
+    window_event_listener(ev::resize, move |_| f());
+}
+
+/// Milliseconds since the page loaded (`performance.now()`).
+pub fn now_ms() -> f64 {
+    window().performance().map_or(0.0, |p| p.now())
+}
+
+/// Publishes a timing as `window.__graftTimings[name]` (milliseconds), for the
+/// benchmarks that drive the page.
+pub fn publish_timing(name: &str, ms: f64) {
+    let key = JsValue::from_str("__graftTimings");
+    let timings = js_sys::Reflect::get(&window(), &key)
+        .ok()
+        .filter(|v| v.is_object())
+        .unwrap_or_else(|| js_sys::Object::new().into());
+    let _ = js_sys::Reflect::set(&timings, &JsValue::from_str(name), &JsValue::from_f64(ms));
+    let _ = js_sys::Reflect::set(&window(), &key, &timings);
+}
+
+/// Sets `window[name]` to a string, for the benchmarks that drive the page.
+pub fn publish_text(name: &str, text: &str) {
+    let _ = js_sys::Reflect::set(
+        &window(),
+        &JsValue::from_str(name),
+        &JsValue::from_str(text),
+    );
+}

@@ -5,6 +5,8 @@
 
 use std::sync::Arc;
 
+use graft::view::svg::{self, Detail};
+use graft::view::{ItemId, ItemKind, Rect, Scene, View};
 use graft::{Diagnostic, ExportOptions, Model, Severity, Summary};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
@@ -22,6 +24,22 @@ pub const EXAMPLES: &[Example] = &[
     Example {
         file: "functions_and_control_flow.onnx",
         label: "Functions and control flow",
+    },
+    Example {
+        file: "function_library.onnx",
+        label: "Function library: overloads and defaults",
+    },
+    Example {
+        file: "silero_vad.onnx",
+        label: "silero-vad: nested Ifs",
+    },
+    Example {
+        file: "transformer_24.onnx",
+        label: "Transformer, 24 layers (torch-style names)",
+    },
+    Example {
+        file: "transformer_1000.onnx",
+        label: "Large: 21,000 nodes, 1,000 layers",
     },
     Example {
         file: "mlp.onnx",
@@ -56,6 +74,8 @@ pub struct OpenModel {
     pub origin: Origin,
     pub model: Model,
     pub summary: Arc<Summary>,
+    /// The laid-out graph (`None` for a model without a graph).
+    pub scene: Option<Scene>,
 }
 
 /// Identifies one load; only the latest one may replace the open model.
@@ -123,6 +143,206 @@ impl Session {
         }
     }
 
+    /// Expands or collapses a group of the graph and lays out again.
+    pub fn toggle(&mut self, item: ItemId) -> bool {
+        let Some(open) = self.open.as_mut() else {
+            return false;
+        };
+        let Some(scene) = open.scene.as_mut() else {
+            return false;
+        };
+        let changed = scene.toggle(&open.model, item);
+        changed && scene.layout(&open.model, &mut || false).is_ok()
+    }
+
+    /// Expands every group (`depth` levels) or collapses all (`depth` 0).
+    pub fn expand_to_depth(&mut self, depth: usize) {
+        let Some(open) = self.open.as_mut() else {
+            return;
+        };
+        let Some(scene) = open.scene.as_mut() else {
+            return;
+        };
+        if depth == 0 {
+            scene.collapse_all();
+        } else {
+            scene.expand_to_depth(&open.model, depth, EXPAND_LIMIT);
+        }
+        let _ = scene.layout(&open.model, &mut || false);
+    }
+
+    /// Opens what is needed for `item` to be drawn; returns its box.
+    pub fn reveal(&mut self, item: ItemId) -> Option<Rect> {
+        let open = self.open.as_mut()?;
+        let scene = open.scene.as_mut()?;
+        if scene.reveal(&open.model, item) {
+            scene.layout(&open.model, &mut || false).ok()?;
+        }
+        scene.rect(item)
+    }
+
+    /// Items matching `query` in every graph, function body and subgraph.
+    pub fn search(&mut self, query: &str) -> Vec<SearchHit> {
+        let Some(open) = self.open.as_mut() else {
+            return Vec::new();
+        };
+        let Some(scene) = open.scene.as_mut() else {
+            return Vec::new();
+        };
+        let found = scene.view.search(&open.model, query, SEARCH_ITEM_LIMIT);
+        hits(&scene.view, found)
+    }
+
+    /// Every call of the `index`-th local function, at any depth.
+    pub fn call_sites(&mut self, index: usize) -> Vec<SearchHit> {
+        let Some(open) = self.open.as_mut() else {
+            return Vec::new();
+        };
+        let Some(&f) = open.model.functions.get(index) else {
+            return Vec::new();
+        };
+        let Some(scene) = open.scene.as_mut() else {
+            return Vec::new();
+        };
+        let found = scene.view.calls_of(&open.model, f, SEARCH_ITEM_LIMIT);
+        hits(&scene.view, found)
+    }
+
+    /// The model's local functions, for the function library.
+    pub fn function_library(&self) -> Vec<FunctionInfo> {
+        let Some(open) = self.open.as_ref() else {
+            return Vec::new();
+        };
+        let model = &open.model;
+        model
+            .functions
+            .iter()
+            .enumerate()
+            .map(|(index, &f)| {
+                let func = model.function(f);
+                let key = func.key();
+                let mut attributes: Vec<(String, String)> = func
+                    .attribute
+                    .iter()
+                    .map(|a| (a.clone(), "no default".to_string()))
+                    .collect();
+                attributes.extend(func.attribute_proto.iter().map(|a| {
+                    let default = match &a.kind {
+                        graft::ir::AttrKind::Value(v) => {
+                            format!("= {}", graft::view::attr_text(model, v))
+                        }
+                        _ => "?".to_string(),
+                    };
+                    (a.name().to_string(), default)
+                }));
+                FunctionInfo {
+                    index,
+                    domain: key.domain.clone(),
+                    name: key.name.clone(),
+                    overload: key.overload.clone(),
+                    attributes,
+                    doc: func.doc_string.clone().unwrap_or_default(),
+                }
+            })
+            .collect()
+    }
+
+    /// The SVG elements of the graph inside `view` (layout coordinates) at `zoom`
+    /// (screen pixels per layout unit).
+    pub fn graph_svg(&self, view: Rect, zoom: f32, hit: Option<ItemId>) -> String {
+        let Some(open) = self.open.as_ref() else {
+            return String::new();
+        };
+        let Some(scene) = open.scene.as_ref() else {
+            return String::new();
+        };
+        svg::region(scene, &open.model, view, Detail::for_zoom(zoom), hit)
+    }
+
+    /// Width and height of the laid-out graph.
+    pub fn graph_size(&self) -> Option<(f32, f32)> {
+        let scene = self.open.as_ref()?.scene.as_ref()?;
+        Some((scene.width, scene.height))
+    }
+
+    /// The whole graph as it is drawn (expanded groups open) as an SVG document.
+    pub fn graph_document(&self) -> Option<(String, String)> {
+        let open = self.open.as_ref()?;
+        let scene = open.scene.as_ref()?;
+        let stem = open.name.strip_suffix(".onnx").unwrap_or(&open.name);
+        Some((format!("{stem}.svg"), svg::document(scene, &open.model)))
+    }
+
+    /// What the properties panel shows for `item`.
+    pub fn properties(&self, item: ItemId) -> Option<Properties> {
+        let open = self.open.as_ref()?;
+        let model = &open.model;
+        let it = open.scene.as_ref()?.view.item(item)?;
+        let value_name = |v: &Option<graft::ir::ValueId>| {
+            v.map_or_else(|| "(none)".to_string(), |v| model.value(v).name.clone())
+        };
+        let mut p = Properties {
+            title: it.title.clone(),
+            name: it.subtitle.clone(),
+            ..Properties::default()
+        };
+        match &it.kind {
+            ItemKind::Node { node, callee } => {
+                let n = model.node(*node);
+                p.kind = if callee.is_some() {
+                    "function call".into()
+                } else if it.is_group {
+                    "control flow".into()
+                } else {
+                    "operator".into()
+                };
+                p.domain = graft::ir::normalize_domain(n.domain()).to_string();
+                p.inputs = n.inputs.iter().map(value_name).collect();
+                p.outputs = n.outputs.iter().map(value_name).collect();
+                p.attributes = it
+                    .attrs
+                    .iter()
+                    .map(|a| {
+                        let source = match a.source {
+                            graft::view::AttrSource::Given => "",
+                            graft::view::AttrSource::Call => "from the call",
+                            graft::view::AttrSource::Default => "default",
+                            graft::view::AttrSource::Unset => "not set",
+                        };
+                        (a.name.clone(), a.value.clone(), source)
+                    })
+                    .collect();
+                p.doc = match callee {
+                    Some(f) => model.function(*f).doc_string.clone().unwrap_or_default(),
+                    None => {
+                        let version = model.opset_version(n.domain()).unwrap_or(i64::MAX);
+                        graft::schema::lookup(n.domain(), n.op_type(), version)
+                            .map(|s| s.doc.trim().to_string())
+                            .unwrap_or_default()
+                    }
+                };
+            }
+            ItemKind::In { value } | ItemKind::Out { value } => {
+                p.kind = if matches!(it.kind, ItemKind::In { .. }) {
+                    "input".into()
+                } else {
+                    "output".into()
+                };
+                p.name = model.value(*value).name.clone();
+            }
+            ItemKind::Subgraph { attribute, .. } => {
+                p.kind = format!("subgraph ({attribute})");
+            }
+            ItemKind::Namespace { path, .. } => {
+                p.kind = "namespace".into();
+                p.name = path.clone();
+            }
+            ItemKind::Section { .. } => p.kind = "section".into(),
+            ItemKind::Graph { .. } => p.kind = "graph".into(),
+        }
+        Some(p)
+    }
+
     pub fn set_error(&mut self, message: String) {
         self.error = Some(message);
     }
@@ -143,6 +363,81 @@ impl Session {
         };
         Ok((name, bytes))
     }
+}
+
+/// At most this many items are built by "expand all" (deeply nested calls multiply).
+const EXPAND_LIMIT: usize = 200_000;
+/// Search builds at most this many items while looking into unopened groups.
+const SEARCH_ITEM_LIMIT: usize = 300_000;
+/// At most this many search results are listed.
+const SEARCH_RESULTS: usize = 200;
+
+/// One search result.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SearchHit {
+    pub item: ItemId,
+    pub title: String,
+    pub subtitle: String,
+    /// The groups it sits in, outermost first.
+    pub path: String,
+}
+
+/// One local function in the function library.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FunctionInfo {
+    /// Position in the model's function list.
+    pub index: usize,
+    pub domain: String,
+    pub name: String,
+    pub overload: String,
+    /// Declared attributes with their defaults.
+    pub attributes: Vec<(String, String)>,
+    pub doc: String,
+}
+
+/// Search results for `found`: title, name, and the groups each sits in.
+fn hits(view: &View, found: Vec<ItemId>) -> Vec<SearchHit> {
+    found
+        .into_iter()
+        .take(SEARCH_RESULTS)
+        .filter_map(|id| {
+            let item = view.item(id)?;
+            let mut path = Vec::new();
+            let mut current = item.parent;
+            while let Some(p) = current {
+                let parent = view.item(p)?;
+                if parent.parent.is_some() {
+                    path.push(if parent.subtitle.is_empty() {
+                        parent.title.clone()
+                    } else {
+                        format!("{} {}", parent.title, parent.subtitle)
+                    });
+                }
+                current = parent.parent;
+            }
+            path.reverse();
+            Some(SearchHit {
+                item: id,
+                title: item.title.clone(),
+                subtitle: item.subtitle.clone(),
+                path: path.join(" › "),
+            })
+        })
+        .collect()
+}
+
+/// What the properties panel shows for one item.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct Properties {
+    pub title: String,
+    pub kind: String,
+    pub name: String,
+    pub domain: String,
+    pub attributes: Vec<(String, String, &'static str)>,
+    pub inputs: Vec<String>,
+    pub outputs: Vec<String>,
+    /// The operator's documentation from the schema registry.
+    pub doc: String,
 }
 
 /// Opens the model among `files`; the others are its external-data files.
@@ -167,11 +462,16 @@ fn open_files(mut files: Vec<LoadedFile>, origin: Origin) -> Result<OpenModel, S
     }
     diagnostics.extend(graft::check::check(&model));
     let summary = Summary::of(&model, &diagnostics);
+    let scene = View::of_model(&model).and_then(|view| {
+        let mut scene = Scene::new(view);
+        scene.layout(&model, &mut || false).ok().map(|_| scene)
+    });
     Ok(OpenModel {
         name: main.name,
         origin,
         model,
         summary: Arc::new(summary),
+        scene,
     })
 }
 
@@ -276,8 +576,36 @@ impl AppState {
                     }]
                 })
                 .map_err(|e| format!("{file}: {e}"));
+            let started = platform::now_ms();
             self.session
                 .update(|s| s.finish(ticket, files, Origin::Example(file)));
+            platform::publish_timing("open_ms", platform::now_ms() - started);
+        });
+    }
+
+    /// Opens the model at `url` (fetched from the page's own origin).
+    pub fn open_url(self, url: String) {
+        let name = url.rsplit('/').next().unwrap_or(&url).to_string();
+        let Some(ticket) = self
+            .session
+            .try_update(|s| s.begin(format!("Opening {name}…")))
+        else {
+            return;
+        };
+        spawn_local(async move {
+            let files = platform::fetch_bytes(&url)
+                .await
+                .map(|bytes| {
+                    vec![LoadedFile {
+                        name: name.clone(),
+                        bytes,
+                    }]
+                })
+                .map_err(|e| format!("{name}: {e}"));
+            let started = platform::now_ms();
+            self.session
+                .update(|s| s.finish(ticket, files, Origin::Files));
+            platform::publish_timing("open_ms", platform::now_ms() - started);
         });
     }
 
@@ -298,8 +626,10 @@ impl AppState {
         };
         spawn_local(async move {
             let files = picked.read().await;
+            let started = platform::now_ms();
             self.session
                 .update(|s| s.finish(ticket, files, Origin::Files));
+            platform::publish_timing("open_ms", platform::now_ms() - started);
         });
     }
 
@@ -315,6 +645,62 @@ impl AppState {
 
     pub fn dismiss_error(self) {
         self.session.update(Session::dismiss_error);
+    }
+
+    pub fn toggle(self, item: ItemId) {
+        let started = platform::now_ms();
+        self.session.update(|s| {
+            s.toggle(item);
+        });
+        platform::publish_timing("toggle_ms", platform::now_ms() - started);
+    }
+
+    /// Expands every group `depth` levels deep; 0 collapses everything.
+    pub fn expand_to_depth(self, depth: usize) {
+        self.session.update(|s| s.expand_to_depth(depth));
+    }
+
+    pub fn reveal(self, item: ItemId) -> Option<Rect> {
+        self.session.try_update(|s| s.reveal(item)).flatten()
+    }
+
+    pub fn search(self, query: &str) -> Vec<SearchHit> {
+        // Search may build group contents: that changes nothing drawn, so no update.
+        self.session
+            .try_update_untracked(|s| s.search(query))
+            .unwrap_or_default()
+    }
+
+    pub fn call_sites(self, index: usize) -> Vec<SearchHit> {
+        self.session
+            .try_update_untracked(|s| s.call_sites(index))
+            .unwrap_or_default()
+    }
+
+    pub fn function_library(self) -> Vec<FunctionInfo> {
+        self.session.with(Session::function_library)
+    }
+
+    pub fn graph_svg(self, view: Rect, zoom: f32, hit: Option<ItemId>) -> String {
+        self.session.with(|s| s.graph_svg(view, zoom, hit))
+    }
+
+    pub fn graph_size(self) -> Option<(f32, f32)> {
+        self.session.with(Session::graph_size)
+    }
+
+    pub fn properties(self, item: ItemId) -> Option<Properties> {
+        self.session.with(|s| s.properties(item))
+    }
+
+    pub fn export_svg(self) {
+        let Some((name, text)) = self.session.with_untracked(Session::graph_document) else {
+            return;
+        };
+        if let Err(e) = platform::download_text(&name, &text, "image/svg+xml") {
+            self.session
+                .update(|s| s.set_error(format!("Export of {name} failed: {e}")));
+        }
     }
 }
 

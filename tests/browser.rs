@@ -531,3 +531,185 @@ fn text_tab_shows_the_model_and_each_function_as_the_core_prints_them() {
         )
     });
 }
+
+/// The text of every drawn box of the graph, one string.
+fn graph_text(app: &App) -> String {
+    let graph = app.wait("graph");
+    app.browser
+        .property(&graph, "textContent")
+        .unwrap()
+        .as_str()
+        .unwrap_or_default()
+        .to_string()
+}
+
+/// Clicks the expand/collapse marker of the box whose node is named `name`.
+fn toggle(app: &App, name: &str) {
+    let css = format!("{} g[data-name=\"{name}\"] [data-toggle]", testid("graph"));
+    let marker = app
+        .browser
+        .wait_for(&css, e2e::TIMEOUT)
+        .unwrap_or_else(|e| panic!("{e}\n{}", app.diagnosis()));
+    app.browser.click(&marker).unwrap();
+}
+
+fn wait_for_graph_text(app: &App, needle: &str, what: &str) {
+    wait_until(e2e::TIMEOUT, what, || {
+        Ok(graph_text(app).contains(needle).then_some(()))
+    })
+    .unwrap_or_else(|e| {
+        panic!(
+            "{e}: the graph shows {:?}\n{}",
+            graph_text(app),
+            app.diagnosis()
+        )
+    });
+}
+
+#[test]
+fn graph_expands_a_function_call_and_an_if_in_place() {
+    if !e2e::enabled() {
+        return;
+    }
+    let app = App::open();
+    // Tall enough that the expanded bodies stay on screen (only what is on screen is
+    // drawn).
+    app.browser.set_viewport(1600, 2400).unwrap();
+    app.wait("graph-ready");
+    let ready = app
+        .browser
+        .execute("return window.__graftReady === true;", vec![])
+        .unwrap();
+    assert_eq!(ready, json!(true), "window.__graftReady is set once drawn");
+    let collapsed = graph_text(&app);
+    assert!(
+        collapsed.contains("ScaledTanh") && collapsed.contains("act1"),
+        "the call is drawn: {collapsed:?}"
+    );
+    assert!(
+        !collapsed.contains("value_float"),
+        "the body is not drawn while collapsed"
+    );
+
+    // The call with alpha = 0.5: its body shows the call's value, not @alpha.
+    toggle(&app, "act1");
+    wait_for_graph_text(&app, "value_float = 0.5", "the expanded call to show alpha");
+    assert!(!graph_text(&app).contains("@alpha"));
+    // The call without alpha: the function's default, marked as such.
+    toggle(&app, "act2");
+    wait_for_graph_text(
+        &app,
+        "value_float = 1.0 (default)",
+        "the second call to show the default",
+    );
+
+    // The If: both branches, with the outer values they read as inputs.
+    toggle(&app, "gate/if");
+    wait_for_graph_text(&app, "then_branch", "the If's branches");
+    let text = graph_text(&app);
+    assert!(
+        text.contains("else_branch") && text.contains("Relu"),
+        "{text:?}"
+    );
+
+    let shots = root().join("target/browser");
+    let _ = std::fs::create_dir_all(&shots);
+    let _ = app.browser.screenshot(&shots.join("graph-expanded.png"));
+
+    // Collapsing puts the call back to one box.
+    toggle(&app, "act1");
+    wait_until(e2e::TIMEOUT, "the call to collapse", || {
+        Ok((!graph_text(&app).contains("value_float = 0.5")).then_some(()))
+    })
+    .unwrap();
+}
+
+#[test]
+fn search_finds_a_node_inside_a_function_body_and_jumps_to_it() {
+    if !e2e::enabled() {
+        return;
+    }
+    let app = App::open();
+    app.wait("graph-ready");
+    assert!(
+        !graph_text(&app).contains("unscale"),
+        "the body node is not drawn before the search"
+    );
+    let input = app.wait("search-input");
+    app.browser.send_keys(&input, "unscale\n").unwrap();
+    let results = wait_until(e2e::TIMEOUT, "search results", || {
+        let found = app.browser.find_all(&testid("search-result"))?;
+        Ok((!found.is_empty()).then_some(found))
+    })
+    .unwrap();
+    // One Div named "unscale" per call of ScaledTanh.
+    assert_eq!(results.len(), 2, "both call sites' bodies hold the node");
+    app.browser.click(&results[0]).unwrap();
+    wait_for_graph_text(&app, "unscale", "the found node to be drawn");
+    let selected = app
+        .browser
+        .find(&format!(
+            "{} g.g-hit[data-name=\"unscale\"]",
+            testid("graph")
+        ))
+        .unwrap();
+    let hits = app
+        .browser
+        .execute(
+            "return [...document.querySelectorAll('g.g-hit')].map(g => g.outerHTML.slice(0, 120));",
+            vec![],
+        )
+        .unwrap();
+    assert!(selected.is_some(), "the found node is highlighted: {hits}");
+    let props = app.text("properties");
+    assert!(
+        props.contains("Div"),
+        "the properties show the op: {props:?}"
+    );
+}
+
+#[test]
+fn a_model_url_in_the_query_opens_that_model() {
+    if !e2e::enabled() {
+        return;
+    }
+    let app = App::open();
+    app.browser
+        .goto(&format!("{}?model=examples/mlp.onnx", app.url))
+        .unwrap();
+    app.wait("graph-ready");
+    app.wait_for_model("mlp.onnx");
+}
+
+#[test]
+fn function_library_lists_functions_and_jumps_to_call_sites() {
+    if !e2e::enabled() {
+        return;
+    }
+    let app = App::open();
+    app.wait("graph-ready");
+    let library = app.wait("function-library");
+    let text = app.browser.text(&library).unwrap();
+    assert!(text.contains("graft.examples.ScaledTanh"), "{text:?}");
+    let name = app
+        .browser
+        .wait_for(
+            &format!("{} .lib-name", testid("library-function")),
+            e2e::TIMEOUT,
+        )
+        .unwrap();
+    app.browser.click(&name).unwrap();
+    assert_eq!(app.text("call-site-count"), "2 call sites");
+    let text = app.browser.text(&app.wait("function-library")).unwrap();
+    assert!(text.contains("alpha") && text.contains("= 1.0"), "{text:?}");
+    let sites = app.browser.find_all(&testid("call-site")).unwrap();
+    assert_eq!(sites.len(), 2);
+    app.browser.click(&sites[1]).unwrap();
+    wait_until(e2e::TIMEOUT, "the second call to be selected", || {
+        Ok(app
+            .browser
+            .find(&format!("{} g.g-hit[data-name=\"act2\"]", testid("graph")))?
+            .map(|_| ()))
+    })
+    .unwrap_or_else(|e| panic!("{e}\n{}", app.diagnosis()));
+}

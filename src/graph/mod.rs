@@ -1,0 +1,402 @@
+//! The graph canvas: the laid-out model drawn as SVG, only the part on screen and at
+//! the detail the zoom allows. Drag pans, the wheel zooms around the pointer, a click
+//! on a group's `+`/`−` expands or collapses it in place, a click on a box shows its
+//! properties. Beside it: search over every graph, function body and subgraph, and
+//! the properties of the selected item.
+
+use leptos::prelude::*;
+
+use graft::view::svg::{DEFS, STYLE};
+use graft::view::{ItemId, Rect};
+
+use crate::platform;
+use crate::state::{AppState, FunctionInfo, SearchHit};
+
+/// Zoom limits (screen pixels per layout unit).
+const MIN_ZOOM: f64 = 0.02;
+const MAX_ZOOM: f64 = 4.0;
+/// The zoom a model opens at when fitting it whole would make text unreadable.
+const READABLE_ZOOM: f64 = 0.75;
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Camera {
+    x: f64,
+    y: f64,
+    zoom: f64,
+}
+
+#[component]
+pub fn GraphPanel() -> impl IntoView {
+    let state = expect_context::<AppState>();
+    let camera = RwSignal::new(Camera {
+        x: 0.0,
+        y: 0.0,
+        zoom: 1.0,
+    });
+    let size = RwSignal::new((1200.0f64, 800.0f64));
+    let selected = RwSignal::new(None::<ItemId>);
+    let results = RwSignal::new(Vec::<SearchHit>::new());
+    let searched = RwSignal::new(false);
+    let help = RwSignal::new(false);
+    let ready = RwSignal::new(false);
+    // (pointer x, y, camera x, y) at the start of a drag; whether it moved.
+    let drag = StoredValue::new(None::<(f64, f64, f64, f64)>);
+    let moved = StoredValue::new(false);
+
+    let measure = move || {
+        // Only on a real change: redrawing replaces the elements under the pointer,
+        // and a click whose press and release hit different elements is lost.
+        if let Some((w, h)) = platform::element_size("graph")
+            && w > 0.0
+            && h > 0.0
+            && size.get_untracked() != (w, h)
+        {
+            size.set((w, h));
+        }
+    };
+    // Fits the whole graph; with `readable`, never below a zoom where text is drawn
+    // (the graph's top then shows first, as a page would).
+    let fit_with = move |readable: bool| {
+        measure();
+        let Some((gw, gh)) = state.graph_size() else {
+            return;
+        };
+        let (w, h) = size.get_untracked();
+        let margin = 24.0;
+        let mut zoom = ((w - 2.0 * margin) / f64::from(gw.max(1.0)))
+            .min((h - 2.0 * margin) / f64::from(gh.max(1.0)))
+            .clamp(MIN_ZOOM, 1.0);
+        if readable {
+            zoom = zoom.max(READABLE_ZOOM);
+        }
+        camera.set(Camera {
+            x: (w - f64::from(gw) * zoom) / 2.0,
+            y: margin,
+            zoom,
+        });
+    };
+    let fit = move || fit_with(false);
+    let center_on = move |r: Rect| {
+        measure();
+        let (w, h) = size.get_untracked();
+        let zoom = camera.get_untracked().zoom.max(0.8);
+        camera.set(Camera {
+            x: w / 2.0 - f64::from(r.x + r.w / 2.0) * zoom,
+            y: h / 2.0 - f64::from(r.y + r.h / 2.0) * zoom,
+            zoom,
+        });
+    };
+
+    platform::on_resize(measure);
+
+    // A newly opened model: fit it, clear what belonged to the previous one, and say
+    // when it is drawn.
+    Effect::new(move |_| {
+        let name = state.name.get();
+        let _ = state.summary.get();
+        selected.set(None);
+        results.set(Vec::new());
+        searched.set(false);
+        if name.is_some() {
+            // Untracked: the effect follows the open model, not every redraw.
+            untrack(|| fit_with(true));
+            ready.set(true);
+            platform::set_ready(true);
+        }
+    });
+    Effect::new(move |_| {
+        if state.pending.get().is_some() {
+            ready.set(false);
+            platform::set_ready(false);
+        } else if state.name.get_untracked().is_some() {
+            ready.set(true);
+            platform::set_ready(true);
+        }
+    });
+
+    let expand_all = move || {
+        state.expand_to_depth(usize::MAX);
+        fit();
+    };
+    let collapse_all = move || {
+        state.expand_to_depth(0);
+        fit();
+    };
+    platform::on_key(move |key| match key.as_str() {
+        "f" => fit(),
+        "e" => expand_all(),
+        "c" => collapse_all(),
+        "?" => help.update(|h| *h = !*h),
+        "Escape" => {
+            help.set(false);
+            selected.set(None);
+        }
+        "Enter" | " " => {
+            if let Some(item) = selected.get_untracked() {
+                state.toggle(item);
+            }
+        }
+        "+" | "=" => camera.update(|c| c.zoom = (c.zoom * 1.25).min(MAX_ZOOM)),
+        "-" => camera.update(|c| c.zoom = (c.zoom / 1.25).max(MIN_ZOOM)),
+        _ => {}
+    });
+
+    let content = move || {
+        let c = camera.get();
+        let (w, h) = size.get();
+        let view = Rect {
+            x: (-c.x / c.zoom) as f32,
+            y: (-c.y / c.zoom) as f32,
+            w: (w / c.zoom) as f32,
+            h: (h / c.zoom) as f32,
+        };
+        state.graph_svg(view, c.zoom as f32, selected.get())
+    };
+    let transform = move || {
+        let c = camera.get();
+        format!("translate({:.2},{:.2}) scale({:.5})", c.x, c.y, c.zoom)
+    };
+
+    let on_wheel = move |e: leptos::ev::WheelEvent| {
+        let delta = platform::wheel_delta(&e);
+        let (px, py) = platform::pointer_in_target(&e);
+        camera.update(|c| {
+            let zoom = (c.zoom * (-delta * 0.0015).exp()).clamp(MIN_ZOOM, MAX_ZOOM);
+            // Keep the layout point under the pointer where it is.
+            c.x = px - (px - c.x) * zoom / c.zoom;
+            c.y = py - (py - c.y) * zoom / c.zoom;
+            c.zoom = zoom;
+        });
+    };
+    let on_down = move |e: leptos::ev::MouseEvent| {
+        let (px, py) = platform::pointer(&e);
+        let c = camera.get_untracked();
+        drag.set_value(Some((px, py, c.x, c.y)));
+        moved.set_value(false);
+    };
+    let on_move = move |e: leptos::ev::MouseEvent| {
+        let Some((sx, sy, cx, cy)) = drag.get_value() else {
+            return;
+        };
+        if platform::buttons(&e) & 1 == 0 {
+            drag.set_value(None);
+            return;
+        }
+        let (px, py) = platform::pointer(&e);
+        if (px - sx).abs() + (py - sy).abs() > 3.0 {
+            moved.set_value(true);
+        }
+        if moved.get_value() {
+            camera.update(|c| {
+                c.x = cx + px - sx;
+                c.y = cy + py - sy;
+            });
+        }
+    };
+    let on_up = move |_| drag.set_value(None);
+    let on_click = move |e: leptos::ev::MouseEvent| {
+        if moved.get_value() {
+            return;
+        }
+        if let Some(id) = platform::target_attribute(&e, "data-toggle").and_then(|s| s.parse().ok())
+        {
+            state.toggle(id);
+            selected.set(Some(id));
+        } else if let Some(id) =
+            platform::target_attribute(&e, "data-item").and_then(|s| s.parse().ok())
+        {
+            selected.set(Some(id));
+        } else {
+            selected.set(None);
+        }
+    };
+    let on_dblclick = move |e: leptos::ev::MouseEvent| {
+        if let Some(id) = platform::target_attribute(&e, "data-item").and_then(|s| s.parse().ok()) {
+            state.toggle(id);
+        }
+    };
+
+    let query = RwSignal::new(String::new());
+    let run_search = move || {
+        let q = query.get_untracked();
+        results.set(state.search(&q));
+        searched.set(!q.is_empty());
+    };
+    let jump = move |item: ItemId| {
+        selected.set(Some(item));
+        if let Some(r) = state.reveal(item) {
+            center_on(r);
+        }
+    };
+
+    view! {
+        <div class="graph-page">
+            <div
+                class="graph"
+                data-testid="graph"
+                on:wheel=on_wheel
+                on:mousedown=on_down
+                on:mousemove=on_move
+                on:mouseup=on_up
+                on:click=on_click
+                on:dblclick=on_dblclick
+            >
+                <svg class="graph-svg" width="100%" height="100%">
+                    <g inner_html=format!("<style>{STYLE}</style>{DEFS}")></g>
+                    <g class="graph-content" transform=transform inner_html=content></g>
+                </svg>
+                <div class="graph-controls">
+                    <button data-testid="fit" title="Fit (f)" on:click=move |e| { e.stop_propagation(); fit() }>"Fit"</button>
+                    <button data-testid="expand-all" title="Expand all (e)" on:click=move |e| { e.stop_propagation(); expand_all() }>"Expand all"</button>
+                    <button data-testid="collapse-all" title="Collapse all (c)" on:click=move |e| { e.stop_propagation(); collapse_all() }>"Collapse all"</button>
+                    <button data-testid="export-svg" on:click=move |e| { e.stop_propagation(); state.export_svg() }>"Export SVG"</button>
+                    <button data-testid="help" title="Shortcuts (?)" on:click=move |e| { e.stop_propagation(); help.update(|h| *h = !*h) }>"?"</button>
+                </div>
+                <Show when=move || ready.get()>
+                    <span data-testid="graph-ready" hidden></span>
+                </Show>
+                <Show when=move || help.get()>
+                    <div class="graph-help" data-testid="help-overlay">
+                        <p><b>"Keyboard"</b></p>
+                        <p>"f fit · e expand all · c collapse all · + / − zoom"</p>
+                        <p>"Enter or Space: expand/collapse the selected group · Esc: clear"</p>
+                        <p>"Mouse: drag to pan, wheel to zoom, click + / − or double-click a group"</p>
+                    </div>
+                </Show>
+            </div>
+            <aside class="graph-side">
+                <form class="search" on:submit=move |e| { e.prevent_default(); run_search() }>
+                    <input
+                        type="search"
+                        placeholder="Search nodes, functions, subgraphs"
+                        data-testid="search-input"
+                        prop:value=move || query.get()
+                        on:input=move |e| query.set(event_target_value(&e))
+                    />
+                    <button type="submit" data-testid="search-button">"Search"</button>
+                </form>
+                <Show when=move || searched.get()>
+                    <p class="search-count" data-testid="search-count">
+                        {move || format!("{} found", results.get().len())}
+                    </p>
+                </Show>
+                <ul class="search-results" data-testid="search-results">
+                    <For each=move || results.get() key=|h| h.item let:hit>
+                        <li data-testid="search-result" on:click=move |_| jump(hit.item)>
+                            <span class="hit-title">{hit.title.clone()}</span>
+                            " "
+                            <span class="hit-name">{hit.subtitle.clone()}</span>
+                            <div class="hit-path">{hit.path.clone()}</div>
+                        </li>
+                    </For>
+                </ul>
+                <Properties selected=selected/>
+                <FunctionLibrary on_jump=jump/>
+            </aside>
+        </div>
+    }
+}
+
+#[component]
+fn Properties(selected: RwSignal<Option<ItemId>>) -> impl IntoView {
+    let state = expect_context::<AppState>();
+    let props = move || selected.get().and_then(|id| state.properties(id));
+    view! {
+        {move || props().map(|p| view! {
+            <section class="props" data-testid="properties">
+                <h3>{p.title.clone()} " " <small>{p.kind.clone()}</small></h3>
+                <p class="props-name">{p.name.clone()}</p>
+                <Show when={let d = p.domain.clone(); move || !d.is_empty()}>
+                    <p>"domain " {p.domain.clone()}</p>
+                </Show>
+                <table class="props-attrs">
+                    {p.attributes.iter().map(|(name, value, source)| view! {
+                        <tr data-testid="property-attribute">
+                            <td>{name.clone()}</td>
+                            <td>{value.clone()}</td>
+                            <td class="props-source">{*source}</td>
+                        </tr>
+                    }).collect_view()}
+                </table>
+                <p class="props-io">"in: " {p.inputs.join(", ")}</p>
+                <p class="props-io">"out: " {p.outputs.join(", ")}</p>
+                <pre class="props-doc">{p.doc.clone()}</pre>
+            </section>
+        })}
+    }
+}
+
+/// The model's local functions by domain: overload, declared attributes with
+/// defaults, documentation, and the call sites (any depth) with jump-to.
+#[component]
+fn FunctionLibrary(on_jump: impl Fn(ItemId) + Copy + Send + Sync + 'static) -> impl IntoView {
+    let state = expect_context::<AppState>();
+    let open = RwSignal::new(None::<usize>);
+    let sites = RwSignal::new(Vec::<SearchHit>::new());
+    let library = Memo::new(move |_| state.function_library());
+    // A new model: nothing is open in the library.
+    Effect::new(move |_| {
+        let _ = state.name.get();
+        open.set(None);
+        sites.set(Vec::new());
+    });
+    let show = move |f: &FunctionInfo| {
+        let index = f.index;
+        let title = if f.overload.is_empty() {
+            format!("{}.{}", f.domain, f.name)
+        } else {
+            format!("{}.{}:{}", f.domain, f.name, f.overload)
+        };
+        let attributes = f
+            .attributes
+            .iter()
+            .map(|(name, default)| view! { <li>{name.clone()} " " <span class="lib-default">{default.clone()}</span></li> })
+            .collect_view();
+        let doc = f.doc.clone();
+        view! {
+            <li class="lib-function" data-testid="library-function">
+                <button
+                    class="lib-name"
+                    on:click=move |_| {
+                        if open.get_untracked() == Some(index) {
+                            open.set(None);
+                            sites.set(Vec::new());
+                        } else {
+                            open.set(Some(index));
+                            sites.set(state.call_sites(index));
+                        }
+                    }
+                >
+                    {title}
+                </button>
+                <Show when=move || open.get() == Some(index)>
+                    <ul class="lib-attrs">{attributes.clone()}</ul>
+                    <p class="lib-doc">{doc.clone()}</p>
+                    <p class="lib-count" data-testid="call-site-count">
+                        {move || format!("{} call sites", sites.get().len())}
+                    </p>
+                    <ul class="search-results">
+                        <For each=move || sites.get() key=|h| h.item let:hit>
+                            <li data-testid="call-site" on:click=move |_| on_jump(hit.item)>
+                                <span class="hit-title">{hit.title.clone()}</span>
+                                " "
+                                <span class="hit-name">{hit.subtitle.clone()}</span>
+                                <div class="hit-path">{hit.path.clone()}</div>
+                            </li>
+                        </For>
+                    </ul>
+                </Show>
+            </li>
+        }
+    };
+    view! {
+        <Show when=move || !library.get().is_empty()>
+            <section class="library" data-testid="function-library">
+                <h3>"Functions"</h3>
+                <ul class="lib-list">
+                    {move || library.get().iter().map(show).collect_view()}
+                </ul>
+            </section>
+        </Show>
+    }
+}
