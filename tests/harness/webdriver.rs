@@ -111,6 +111,12 @@ impl Browser {
         Ok(browser)
     }
 
+    /// The process id of chromedriver, the ancestor of every Chromium process this
+    /// browser runs (benchmarks find the renderer's memory from it).
+    pub fn driver_pid(&self) -> u32 {
+        self.driver.id()
+    }
+
     /// Where downloads land.
     pub fn download_dir(&self) -> &Path {
         self.downloads.path()

@@ -1,6 +1,7 @@
 //! `cargo xtask <command>`: the project's tooling. README.md documents the two set-up
 //! commands (`serve`, `test`); the others are for development.
 
+mod app_bench;
 mod codegen;
 mod schemas;
 mod tools;
@@ -15,6 +16,7 @@ const USAGE: &str = "usage: cargo xtask <command>
   test               everything CI checks
   corpus             generate the test models under target/corpus (cached)
   bench              run the benchmarks and measure the peers in the same run
+  bench-app          time opening models in the app and in Netron, in headless Chromium
   codegen [--check]  regenerate (or check) the code generated from onnx.proto
   schemas [--check]  regenerate (or check) the operator schemas dumped from onnx
 ";
@@ -38,6 +40,7 @@ fn main() -> ExitCode {
             serve(&root, port)
         }
         Some("bench") => bench(&root),
+        Some("bench-app") => app_bench::run(&root),
         _ => {
             eprint!("{USAGE}");
             return ExitCode::from(2);
@@ -132,7 +135,7 @@ fn test(root: &Path) -> Result<(), String> {
         "-D",
         "warnings",
     ]))?;
-    step("clippy (wasm32: core and app)");
+    step("clippy (wasm32: core, layout and app)");
     tools::web(root)?;
     run(cargo().args([
         "clippy",
@@ -140,6 +143,8 @@ fn test(root: &Path) -> Result<(), String> {
         "wasm32-unknown-unknown",
         "-p",
         "graft",
+        "-p",
+        "graft-layout",
         "-p",
         "graft-web",
         "--",

@@ -1,0 +1,1050 @@
+//! The browser benchmark: how long, in headless Chromium on this machine, from "file
+//! chosen" to "graph drawn", for Graft's app and for Netron 9.3.3 on the same files in
+//! the same run, and how much memory the page's renderer process holds once the graph
+//! is drawn. For Graft on the 50k-node model it also times expanding one section and
+//! the frame rate of a drag.
+//!
+//! Does nothing unless `GRAFT_APP_BENCH=1` (`cargo xtask bench-app` sets it), so `cargo
+//! test` stays fast. Settings, all optional:
+//!
+//! - `GRAFT_APP_BENCH_MODELS`: comma-separated model paths (absolute, or relative to the
+//!   corpus directory `GRAFT_CORPUS`); default: the generated models and two real ones.
+//! - `GRAFT_APP_BENCH_RUNS`: runs per model and app (default 3), a fresh browser each.
+//! - `GRAFT_DIST`: the built app (default `dist/`).
+//! - `GRAFT_NETRON`: Netron's static directory, the one with `index.html` (default
+//!   `target/netron/unpacked/netron`, which `cargo xtask bench-app` fills from the wheel).
+//! - `GRAFT_APP_BENCH_INTERACT`: comma-separated parts of file names whose models also
+//!   get Graft's interaction timings (default `large_50k`).
+//! - `GRAFT_APP_BENCH_OUT`: where `app.json` and `shots/` go (default `target/bench`).
+//!
+//! How "drawn" is detected, in the page, by a `requestAnimationFrame` loop started just
+//! before the file is chosen (t0 = `performance.now()` there):
+//!
+//! - Graft: `window.__graftReady === true` again (the bench sets it to false and marks
+//!   the startup example's boxes as stale before choosing) and the graph SVG holds a
+//!   `g[data-item]` that is not one of the stale boxes.
+//! - Netron: `<body>` has the class `default` (Netron's `View.show(null)` after
+//!   `render` returns) and `#canvas` holds a `.graph-node` or `.graph-input`; its error
+//!   dialog (`<body class="alert">`) is reported as an error.
+//!
+//! t1 is `performance.now()` in the animation frame after the one that saw the graph,
+//! so that frame has been painted. A run that is not drawn within 120 s "did not
+//! finish"; a WebDriver error other than a timeout means the tab "crashed".
+
+use std::collections::{HashMap, HashSet};
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use serde_json::{Value, json};
+
+use graft_tests::corpus::root;
+use graft_tests::serve::serve_dir;
+use graft_tests::webdriver::Browser;
+
+/// How long one model gets to be drawn.
+const RUN_TIMEOUT: Duration = Duration::from_secs(120);
+/// How long an app gets to start (Graft: its startup example drawn; Netron: its welcome
+/// screen).
+const START_TIMEOUT: Duration = Duration::from_secs(60);
+/// The longest one WebDriver script may block: polls return to the loop this often
+/// even when the page is busy.
+const SCRIPT_TIMEOUT_MS: u64 = 10_000;
+
+/// The default models, relative to the corpus directory.
+const DEFAULT_MODELS: &[&str] = &[
+    "real/silero-vad/silero_vad/data/silero_vad.onnx",
+    "real/rapidocr-onnxruntime/rapidocr_onnxruntime/models/ch_PP-OCRv4_rec_infer.onnx",
+    "generated/shared_984.onnx",
+    "generated/shared_3k.onnx",
+    "generated/large_10k.onnx",
+    "generated/large_10k_external.onnx",
+    "generated/large_50k.onnx",
+];
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum App {
+    Graft,
+    Netron,
+}
+
+impl App {
+    fn name(self) -> &'static str {
+        match self {
+            App::Graft => "graft",
+            App::Netron => "netron",
+        }
+    }
+}
+
+/// One model to open, and the files chosen with it (its external data files).
+struct Model {
+    name: String,
+    path: PathBuf,
+    files: Vec<PathBuf>,
+    bytes: u64,
+    nodes: Option<usize>,
+}
+
+/// What one run measured.
+#[derive(Default)]
+struct Run {
+    /// "ok", "did not finish", "crashed" or "error".
+    status: String,
+    detail: String,
+    /// t1 - t0, and when the file input's `change` event fired after t0.
+    ms: Option<f64>,
+    change_ms: Option<f64>,
+    rss_mb: Option<f64>,
+    hwm_mb: Option<f64>,
+    js_heap_mb: Option<f64>,
+    renderers: usize,
+    wall_s: f64,
+}
+
+/// Graft's interactions on one model, one run.
+#[derive(Default)]
+struct Interaction {
+    expand_ms: Option<f64>,
+    items_before: u64,
+    items_after: u64,
+    idle_fps: Option<f64>,
+    pan_fps: Option<f64>,
+    pan_worst_frame_ms: Option<f64>,
+    pan_redraws: u64,
+    error: String,
+}
+
+fn main() {
+    if !std::env::var("GRAFT_APP_BENCH").is_ok_and(|v| v == "1") {
+        eprintln!("app_bench: skipped (set GRAFT_APP_BENCH=1, or run `cargo xtask bench-app`)");
+        return;
+    }
+    if let Err(e) = bench() {
+        eprintln!("app_bench: {e}");
+        std::process::exit(1);
+    }
+}
+
+fn bench() -> Result<(), String> {
+    let runs: usize = std::env::var("GRAFT_APP_BENCH_RUNS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(3)
+        .max(1);
+    let out_dir = env_path("GRAFT_APP_BENCH_OUT").unwrap_or_else(|| root().join("target/bench"));
+    let shots = out_dir.join("shots");
+    std::fs::create_dir_all(&shots).map_err(|e| format!("{}: {e}", shots.display()))?;
+
+    let dist = env_path("GRAFT_DIST").unwrap_or_else(|| root().join("dist"));
+    if !dist.join("index.html").is_file() {
+        return Err(format!(
+            "the app is not built at {} (run `cargo xtask bench-app`, or trunk build --release)",
+            dist.display()
+        ));
+    }
+    let netron =
+        env_path("GRAFT_NETRON").unwrap_or_else(|| root().join("target/netron/unpacked/netron"));
+    let netron_ok = netron.join("index.html").is_file();
+    if !netron_ok {
+        eprintln!(
+            "app_bench: Netron is not unpacked at {} (run `cargo xtask bench-app`); \
+             measuring Graft only",
+            netron.display()
+        );
+    }
+    let (graft_addr, _graft_server) =
+        serve_dir(&dist, 0).map_err(|e| format!("cannot serve {}: {e}", dist.display()))?;
+    let netron_addr = if netron_ok {
+        let (addr, _thread) =
+            serve_dir(&netron, 0).map_err(|e| format!("cannot serve {}: {e}", netron.display()))?;
+        Some(addr)
+    } else {
+        None
+    };
+
+    let models = models()?;
+    if models.is_empty() {
+        return Err("no model files found (set GRAFT_CORPUS or GRAFT_APP_BENCH_MODELS)".into());
+    }
+    println!(
+        "app_bench: {} models, {runs} runs each, Graft from {}, Netron {}",
+        models.len(),
+        dist.display(),
+        if netron_ok { "9.3.3" } else { "skipped" }
+    );
+
+    // The models Graft's interactions are timed on (file names containing one of these).
+    let interact_with: Vec<String> = std::env::var("GRAFT_APP_BENCH_INTERACT")
+        .unwrap_or_else(|_| "large_50k".into())
+        .split(',')
+        .map(|s| s.trim().to_string())
+        .collect();
+    let mut results = Vec::new();
+    for model in &models {
+        println!(
+            "\n== {} ({:.1} MB, {} nodes)",
+            model.name,
+            mb(model.bytes),
+            model.nodes.map_or("?".to_string(), |n| n.to_string())
+        );
+        let interact = interact_with
+            .iter()
+            .any(|pattern| !pattern.is_empty() && model.name.contains(pattern.as_str()));
+        let mut graft_runs = Vec::new();
+        let mut netron_runs = Vec::new();
+        let mut interactions = Vec::new();
+        let mut netron_gave_up = None;
+        for run in 0..runs {
+            let (r, inter) = measure(App::Graft, graft_addr, model, run, &shots, interact);
+            print_run(App::Graft, run, &r);
+            if let Some(i) = inter {
+                print_interaction(run, &i);
+                interactions.push(i);
+            }
+            graft_runs.push(r);
+            if let Some(addr) = netron_addr {
+                if let Some(status) = &netron_gave_up {
+                    // A run that hit the timeout or crashed would only do so again.
+                    netron_runs.push(Run {
+                        status: "skipped".into(),
+                        detail: format!("an earlier run: {status}"),
+                        ..Run::default()
+                    });
+                    continue;
+                }
+                let (r, _) = measure(App::Netron, addr, model, run, &shots, false);
+                print_run(App::Netron, run, &r);
+                if r.status == "did not finish" || r.status == "crashed" {
+                    netron_gave_up = Some(r.status.clone());
+                }
+                netron_runs.push(r);
+            }
+        }
+        results.push((model, graft_runs, netron_runs, interactions));
+    }
+
+    let table = markdown(&results, netron_addr.is_some());
+    println!("\n{table}");
+    let json = to_json(&results, runs);
+    let path = out_dir.join("app.json");
+    std::fs::write(
+        &path,
+        serde_json::to_string_pretty(&json).unwrap_or_default() + "\n",
+    )
+    .map_err(|e| format!("{}: {e}", path.display()))?;
+    let md = out_dir.join("app.md");
+    std::fs::write(&md, &table).map_err(|e| format!("{}: {e}", md.display()))?;
+    println!("app_bench: wrote {} and {}", path.display(), md.display());
+    Ok(())
+}
+
+fn env_path(name: &str) -> Option<PathBuf> {
+    std::env::var_os(name)
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+}
+
+fn mb(bytes: u64) -> f64 {
+    bytes as f64 / 1e6
+}
+
+/// The models to measure, with their sizes, node counts and external data files.
+fn models() -> Result<Vec<Model>, String> {
+    let corpus_dir = env_path("GRAFT_CORPUS").unwrap_or_else(|| root().join("target/corpus"));
+    let listed: Vec<PathBuf> = match std::env::var("GRAFT_APP_BENCH_MODELS") {
+        Ok(list) if !list.trim().is_empty() => list
+            .split(',')
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .map(|s| {
+                let p = PathBuf::from(s);
+                if p.is_absolute() {
+                    p
+                } else {
+                    corpus_dir.join(p)
+                }
+            })
+            .collect(),
+        _ => DEFAULT_MODELS
+            .iter()
+            .map(|m| corpus_dir.join(m))
+            .filter(|p| p.is_file())
+            .collect(),
+    };
+    let mut out = Vec::new();
+    for path in listed {
+        if !path.is_file() {
+            return Err(format!("no model at {}", path.display()));
+        }
+        let data = std::fs::read(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let mut files = vec![path.clone()];
+        let mut bytes = data.len() as u64;
+        let nodes = match graft::import(Bytes::from(data)) {
+            Ok(imported) => {
+                let summary = graft::Summary::of(&imported.model, &imported.diagnostics);
+                let dir = path.parent().unwrap_or(Path::new("."));
+                for (location, _) in &summary.external_files {
+                    let file = dir.join(location);
+                    if file.is_file() && !files.contains(&file) {
+                        bytes += std::fs::metadata(&file).map_or(0, |m| m.len());
+                        files.push(file);
+                    }
+                }
+                Some(summary.nodes_total)
+            }
+            Err(e) => {
+                eprintln!(
+                    "app_bench: {}: graft cannot import it: {e:?}",
+                    path.display()
+                );
+                None
+            }
+        };
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        out.push(Model {
+            name,
+            path,
+            files,
+            bytes,
+            nodes,
+        });
+    }
+    Ok(out)
+}
+
+/// One fresh browser: open the app, choose the model's files, wait until drawn, read
+/// the renderer's memory, take a screenshot (first run), and for Graft optionally time
+/// the interactions.
+fn measure(
+    app: App,
+    addr: SocketAddr,
+    model: &Model,
+    run: usize,
+    shots: &Path,
+    interact: bool,
+) -> (Run, Option<Interaction>) {
+    let started = Instant::now();
+    let browser = match Browser::launch() {
+        Ok(b) => b,
+        Err(e) => {
+            return (
+                Run {
+                    status: "error".into(),
+                    detail: format!("cannot start the browser: {e}"),
+                    ..Run::default()
+                },
+                None,
+            );
+        }
+    };
+    let driver = browser.driver_pid();
+    let (mut result, interaction) =
+        match measure_in(&browser, app, addr, model, run, shots, interact) {
+            Ok(pair) => pair,
+            Err(e) => (
+                Run {
+                    status: "error".into(),
+                    detail: e,
+                    ..Run::default()
+                },
+                None,
+            ),
+        };
+    result.wall_s = started.elapsed().as_secs_f64();
+    // Chromium's processes, to stop any that outlive the session (a hung renderer).
+    let started_here = descendants(driver);
+    drop(browser);
+    std::thread::sleep(Duration::from_millis(300));
+    for pid in started_here {
+        if Path::new(&format!("/proc/{pid}")).exists() {
+            let _ = Command::new("kill").args(["-9", &pid.to_string()]).status();
+        }
+    }
+    (result, interaction)
+}
+
+fn measure_in(
+    browser: &Browser,
+    app: App,
+    addr: SocketAddr,
+    model: &Model,
+    run: usize,
+    shots: &Path,
+    interact: bool,
+) -> Result<(Run, Option<Interaction>), String> {
+    browser.cmd(
+        "POST",
+        "/timeouts",
+        Some(json!({ "script": SCRIPT_TIMEOUT_MS, "pageLoad": 60_000 })),
+    )?;
+    let url = match app {
+        App::Graft => format!("http://{addr}/"),
+        App::Netron => {
+            // Netron asks for cookie consent on first visit; its own cookie cannot be
+            // set on 127.0.0.1 (it adds `domain=.0.1`), so it would ask every time.
+            let url = format!("http://{addr}/index.html");
+            let _ = browser.cdp(
+                "Network.setCookie",
+                json!({ "name": "consent", "value": "1", "url": url }),
+            );
+            url
+        }
+    };
+    browser.goto(&url)?;
+    wait_started(browser, app)?;
+    let input = match app {
+        App::Graft => "[data-testid=\"file-input\"]",
+        App::Netron => "#open-file-dialog",
+    };
+    let input = browser
+        .find(input)?
+        .ok_or_else(|| format!("{}: no file input {input}", app.name()))?;
+    let t0 = browser.execute(INSTALL, vec![json!(app.name())])?;
+    if t0.as_f64().is_none() {
+        return Err(format!("the monitor did not start: {t0}"));
+    }
+    let files: Vec<&Path> = model.files.iter().map(PathBuf::as_path).collect();
+    if let Err(e) = browser.choose_files(&input, &files) {
+        return Ok((classify_error(e), None));
+    }
+    let mut result = wait_drawn(browser);
+    if result.status != "ok" {
+        if run == 0 {
+            let shot = shots.join(format!("{}-{}-failed.png", app.name(), stem(&model.name)));
+            let _ = browser.screenshot(&shot);
+        }
+        return Ok((result, None));
+    }
+    // Memory once drawn: the page's JS heap, and the renderer process's resident set.
+    if let Ok(heap) = browser.cdp("Runtime.getHeapUsage", json!({})) {
+        result.js_heap_mb = heap["usedSize"].as_f64().map(|b| b / 1e6);
+    }
+    let renderers = renderers(browser.driver_pid());
+    result.renderers = renderers.len();
+    if let Some(main) = renderers.iter().max_by_key(|r| r.rss_kb) {
+        result.rss_mb = Some(main.rss_kb as f64 * 1024.0 / 1e6);
+        result.hwm_mb = Some(main.hwm_kb as f64 * 1024.0 / 1e6);
+    }
+    if run == 0 {
+        let shot = shots.join(format!("{}-{}.png", app.name(), stem(&model.name)));
+        if let Err(e) = browser.screenshot(&shot) {
+            eprintln!("app_bench: screenshot {}: {e}", shot.display());
+        }
+    }
+    let interaction = (interact && app == App::Graft).then(|| interactions(browser));
+    if let Some(i) = &interaction
+        && run == 0
+        && i.error.is_empty()
+    {
+        let shot = shots.join(format!("graft-{}-expanded.png", stem(&model.name)));
+        let _ = browser.screenshot(&shot);
+    }
+    Ok((result, interaction))
+}
+
+fn stem(name: &str) -> &str {
+    name.strip_suffix(".onnx").unwrap_or(name)
+}
+
+/// Waits until the app can take a file: Graft has drawn its startup example; Netron
+/// shows its welcome screen (any notice it raises first is dismissed).
+fn wait_started(browser: &Browser, app: App) -> Result<(), String> {
+    let deadline = Instant::now() + START_TIMEOUT;
+    loop {
+        let state = browser.execute(STARTED, vec![json!(app.name())]);
+        match state {
+            Ok(Value::String(s)) if s == "ready" => return Ok(()),
+            Ok(_) => {}
+            Err(e) if is_timeout(&e) => {}
+            Err(e) => return Err(format!("{} did not start: {e}", app.name())),
+        }
+        if Instant::now() > deadline {
+            return Err(format!(
+                "{} did not start in {START_TIMEOUT:?}; console: {}",
+                app.name(),
+                browser.console_log().unwrap_or_default().join(" | ")
+            ));
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// Polls the in-page monitor until it has seen the graph drawn, an error, a crash, or
+/// the timeout.
+fn wait_drawn(browser: &Browser) -> Run {
+    let deadline = Instant::now() + RUN_TIMEOUT;
+    loop {
+        let mut busy = None;
+        match browser.execute(POLL, vec![]) {
+            Ok(state) => {
+                let change_ms = state["change"].as_f64();
+                if let Some(ms) = state["ms"].as_f64() {
+                    return Run {
+                        status: "ok".into(),
+                        ms: Some(ms),
+                        change_ms,
+                        ..Run::default()
+                    };
+                }
+                if let Some(error) = state["error"].as_str() {
+                    return Run {
+                        status: "error".into(),
+                        detail: error.to_string(),
+                        change_ms,
+                        ..Run::default()
+                    };
+                }
+            }
+            Err(e) if is_timeout(&e) => busy = Some(e),
+            Err(e) => return classify_error(e),
+        }
+        if Instant::now() > deadline {
+            return Run {
+                status: "did not finish".into(),
+                detail: match busy {
+                    Some(e) => format!(
+                        "not drawn in {RUN_TIMEOUT:?}; the page was unresponsive at the end ({e})"
+                    ),
+                    None => format!("not drawn in {RUN_TIMEOUT:?}; the page still responded"),
+                },
+                ..Run::default()
+            };
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+fn is_timeout(error: &str) -> bool {
+    let e = error.to_ascii_lowercase();
+    e.contains("timeout") || e.contains("timed out")
+}
+
+fn classify_error(error: String) -> Run {
+    if is_timeout(&error) {
+        return Run {
+            status: "did not finish".into(),
+            detail: error,
+            ..Run::default()
+        };
+    }
+    Run {
+        status: "crashed".into(),
+        detail: error,
+        ..Run::default()
+    }
+}
+
+/// Graft's interactions on the open model: expanding the first section on screen, the
+/// idle frame rate, and the frame rate of a 60-step drag.
+fn interactions(browser: &Browser) -> Interaction {
+    let mut out = Interaction::default();
+    let _ = browser.cmd("POST", "/timeouts", Some(json!({ "script": 80_000 })));
+    match browser.execute_async(EXPAND, vec![]) {
+        Ok(v) if v["error"].is_string() => out.error = v["error"].as_str().unwrap_or("").into(),
+        Ok(v) => {
+            out.expand_ms = v["ms"].as_f64();
+            out.items_before = v["before"].as_u64().unwrap_or(0);
+            out.items_after = v["after"].as_u64().unwrap_or(0);
+        }
+        Err(e) => out.error = format!("expand: {e}"),
+    }
+    match browser.execute_async(FRAMES, vec![json!(false), json!(60)]) {
+        Ok(v) => out.idle_fps = v["fps"].as_f64(),
+        Err(e) => out.error += &format!(" idle frames: {e}"),
+    }
+    match browser.execute_async(FRAMES, vec![json!(true), json!(60)]) {
+        Ok(v) => {
+            out.pan_fps = v["fps"].as_f64();
+            out.pan_worst_frame_ms = v["worst"].as_f64();
+            out.pan_redraws = v["redraws"].as_u64().unwrap_or(0);
+        }
+        Err(e) => out.error += &format!(" pan: {e}"),
+    }
+    let _ = browser.cmd(
+        "POST",
+        "/timeouts",
+        Some(json!({ "script": SCRIPT_TIMEOUT_MS })),
+    );
+    out
+}
+
+/// A renderer process of the browser, and its memory in kB.
+struct Renderer {
+    rss_kb: u64,
+    hwm_kb: u64,
+}
+
+/// Every process descended from `ancestor`.
+fn descendants(ancestor: u32) -> Vec<u32> {
+    let mut children: HashMap<u32, Vec<u32>> = HashMap::new();
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    for entry in entries.flatten() {
+        let Some(pid) = entry
+            .file_name()
+            .to_str()
+            .and_then(|n| n.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+            continue;
+        };
+        // `pid (comm) state ppid ...`; comm may hold spaces and parentheses.
+        let Some(after) = stat.rfind(')').map(|i| &stat[i + 1..]) else {
+            continue;
+        };
+        if let Some(ppid) = after
+            .split_whitespace()
+            .nth(1)
+            .and_then(|p| p.parse::<u32>().ok())
+        {
+            children.entry(ppid).or_default().push(pid);
+        }
+    }
+    let mut out = Vec::new();
+    let mut seen = HashSet::new();
+    let mut stack = vec![ancestor];
+    while let Some(pid) = stack.pop() {
+        for &child in children.get(&pid).map(Vec::as_slice).unwrap_or(&[]) {
+            if seen.insert(child) {
+                out.push(child);
+                stack.push(child);
+            }
+        }
+    }
+    out
+}
+
+/// The renderer processes among chromedriver's descendants.
+fn renderers(driver: u32) -> Vec<Renderer> {
+    let mut out = Vec::new();
+    for pid in descendants(driver) {
+        let Ok(cmdline) = std::fs::read(format!("/proc/{pid}/cmdline")) else {
+            continue;
+        };
+        // Zygote children rewrite their title: the arguments are joined by spaces then.
+        let cmdline = String::from_utf8_lossy(&cmdline).replace('\0', " ");
+        let args: Vec<&str> = cmdline.split_whitespace().collect();
+        // Chromium's own UI (`--top-chrome-webui`) is not the page.
+        if !args.contains(&"--type=renderer")
+            || args.contains(&"--top-chrome-webui")
+            || args.contains(&"--extension-process")
+        {
+            continue;
+        }
+        let Ok(status) = std::fs::read_to_string(format!("/proc/{pid}/status")) else {
+            continue;
+        };
+        let field = |name: &str| {
+            status
+                .lines()
+                .find_map(|l| l.strip_prefix(name))
+                .and_then(|v| v.split_whitespace().next())
+                .and_then(|v| v.parse::<u64>().ok())
+                .unwrap_or(0)
+        };
+        out.push(Renderer {
+            rss_kb: field("VmRSS:"),
+            hwm_kb: field("VmHWM:"),
+        });
+    }
+    out
+}
+
+fn print_run(app: App, run: usize, r: &Run) {
+    match r.ms {
+        Some(ms) => println!(
+            "  {:<6} run {}: {:>9.1} ms (change event at {:.1} ms), renderer RSS {:.0} MB \
+             (peak {:.0} MB, {} renderers), JS heap {:.1} MB",
+            app.name(),
+            run + 1,
+            ms,
+            r.change_ms.unwrap_or(f64::NAN),
+            r.rss_mb.unwrap_or(f64::NAN),
+            r.hwm_mb.unwrap_or(f64::NAN),
+            r.renderers,
+            r.js_heap_mb.unwrap_or(f64::NAN),
+        ),
+        None => println!(
+            "  {:<6} run {}: {}: {} ({:.0} s)",
+            app.name(),
+            run + 1,
+            r.status,
+            r.detail,
+            r.wall_s
+        ),
+    }
+}
+
+fn print_interaction(run: usize, i: &Interaction) {
+    println!(
+        "  graft  run {}: expand one section {:.1} ms ({} -> {} boxes drawn); \
+         idle {:.1} fps; drag {:.1} fps (worst frame {:.1} ms, {} redraws){}",
+        run + 1,
+        i.expand_ms.unwrap_or(f64::NAN),
+        i.items_before,
+        i.items_after,
+        i.idle_fps.unwrap_or(f64::NAN),
+        i.pan_fps.unwrap_or(f64::NAN),
+        i.pan_worst_frame_ms.unwrap_or(f64::NAN),
+        i.pan_redraws,
+        if i.error.is_empty() {
+            String::new()
+        } else {
+            format!("; {}", i.error)
+        }
+    );
+}
+
+fn median(mut values: Vec<f64>) -> Option<f64> {
+    if values.is_empty() {
+        return None;
+    }
+    values.sort_by(f64::total_cmp);
+    let n = values.len();
+    Some(if n % 2 == 1 {
+        values[n / 2]
+    } else {
+        (values[n / 2 - 1] + values[n / 2]) / 2.0
+    })
+}
+
+fn ok_values(runs: &[Run], f: impl Fn(&Run) -> Option<f64>) -> Vec<f64> {
+    runs.iter()
+        .filter(|r| r.status == "ok")
+        .filter_map(f)
+        .collect()
+}
+
+/// "1234" for the median of the drawn runs, or the status of the runs that were not.
+fn time_cell(runs: &[Run]) -> String {
+    let times = ok_values(runs, |r| r.ms);
+    let failed: Vec<&Run> = runs
+        .iter()
+        .filter(|r| r.status != "ok" && r.status != "skipped")
+        .collect();
+    let mut cell = match median(times.clone()) {
+        Some(m) => format!("{m:.0}"),
+        None => String::new(),
+    };
+    if !failed.is_empty() {
+        let mut statuses: Vec<&str> = failed.iter().map(|r| r.status.as_str()).collect();
+        statuses.dedup();
+        let note = format!("{} ({}/{})", statuses.join(", "), failed.len(), runs.len());
+        cell = if cell.is_empty() {
+            note
+        } else {
+            format!("{cell}; {note}")
+        };
+    }
+    if cell.is_empty() {
+        cell = "—".into();
+    }
+    cell
+}
+
+fn mem_cell(runs: &[Run]) -> String {
+    match (
+        median(ok_values(runs, |r| r.rss_mb)),
+        median(ok_values(runs, |r| r.hwm_mb)),
+    ) {
+        (Some(rss), Some(hwm)) => format!("{rss:.0} (peak {hwm:.0})"),
+        _ => "—".into(),
+    }
+}
+
+type ModelResult<'a> = (&'a Model, Vec<Run>, Vec<Run>, Vec<Interaction>);
+
+fn markdown(results: &[ModelResult], with_netron: bool) -> String {
+    let mut s = String::new();
+    s.push_str(
+        "| model | nodes | file MB | Graft median ms | Netron median ms | Netron / Graft | \
+         Graft renderer MB | Netron renderer MB |\n",
+    );
+    s.push_str("|---|---:|---:|---:|---:|---:|---:|---:|\n");
+    for (model, graft, netron, _) in results {
+        let g = median(ok_values(graft, |r| r.ms));
+        let n = median(ok_values(netron, |r| r.ms));
+        let ratio = match (g, n) {
+            (Some(g), Some(n)) if g > 0.0 => format!("{:.1}×", n / g),
+            (Some(g), None) if netron.iter().any(|r| r.status == "did not finish") => {
+                format!("> {:.0}×", RUN_TIMEOUT.as_secs_f64() * 1e3 / g)
+            }
+            _ => "—".into(),
+        };
+        s.push_str(&format!(
+            "| {} | {} | {:.1} | {} | {} | {} | {} | {} |\n",
+            model.name,
+            model.nodes.map_or("?".to_string(), |n| n.to_string()),
+            mb(model.bytes),
+            time_cell(graft),
+            if with_netron {
+                time_cell(netron)
+            } else {
+                "not run".into()
+            },
+            ratio,
+            mem_cell(graft),
+            if with_netron {
+                mem_cell(netron)
+            } else {
+                "—".into()
+            },
+        ));
+    }
+    let inter: Vec<_> = results
+        .iter()
+        .filter(|(_, _, _, i)| !i.is_empty())
+        .collect();
+    if !inter.is_empty() {
+        s.push_str(
+            "\n| model (Graft) | expand one section, median ms | idle fps | drag fps, median | \
+             worst drag frame ms |\n|---|---:|---:|---:|---:|\n",
+        );
+        for (model, _, _, i) in inter {
+            let expand = median(i.iter().filter_map(|x| x.expand_ms).collect());
+            let idle = median(i.iter().filter_map(|x| x.idle_fps).collect());
+            let pan = median(i.iter().filter_map(|x| x.pan_fps).collect());
+            let worst = i
+                .iter()
+                .filter_map(|x| x.pan_worst_frame_ms)
+                .fold(None, |acc: Option<f64>, v| {
+                    Some(acc.map_or(v, |a| a.max(v)))
+                });
+            let f = |v: Option<f64>, digits: usize| {
+                v.map_or("—".to_string(), |v| format!("{v:.digits$}"))
+            };
+            s.push_str(&format!(
+                "| {} | {} | {} | {} | {} |\n",
+                model.name,
+                f(expand, 1),
+                f(idle, 1),
+                f(pan, 1),
+                f(worst, 1)
+            ));
+        }
+    }
+    s
+}
+
+fn run_json(r: &Run) -> Value {
+    json!({
+        "status": r.status,
+        "detail": r.detail,
+        "ms": r.ms,
+        "change_event_ms": r.change_ms,
+        "renderer_rss_mb": r.rss_mb,
+        "renderer_peak_rss_mb": r.hwm_mb,
+        "renderer_processes": r.renderers,
+        "js_heap_used_mb": r.js_heap_mb,
+        "wall_s": r.wall_s,
+    })
+}
+
+fn app_json(runs: &[Run]) -> Value {
+    json!({
+        "median_ms": median(ok_values(runs, |r| r.ms)),
+        "median_renderer_rss_mb": median(ok_values(runs, |r| r.rss_mb)),
+        "median_renderer_peak_rss_mb": median(ok_values(runs, |r| r.hwm_mb)),
+        "summary": time_cell(runs),
+        "runs": runs.iter().map(run_json).collect::<Vec<_>>(),
+    })
+}
+
+fn to_json(results: &[ModelResult], runs: usize) -> Value {
+    let chromium = Command::new(
+        std::env::var("GRAFT_CHROMIUM").unwrap_or_else(|_| "/usr/bin/chromium".into()),
+    )
+    .arg("--version")
+    .output()
+    .ok()
+    .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+    .unwrap_or_default();
+    json!({
+        "what": "time from choosing the file to the graph drawn (t1 - t0, in-page performance.now()), \
+                 headless Chromium, fresh browser per run; renderer memory once drawn",
+        "chromium": chromium,
+        "netron": "9.3.3 (PyPI wheel, served from 127.0.0.1)",
+        "runs_per_model": runs,
+        "timeout_s": RUN_TIMEOUT.as_secs(),
+        "cpus": std::thread::available_parallelism().map_or(0, |n| n.get()),
+        "models": results.iter().map(|(model, graft, netron, inter)| json!({
+            "model": model.name,
+            "path": model.path,
+            "files": model.files,
+            "bytes": model.bytes,
+            "nodes": model.nodes,
+            "graft": app_json(graft),
+            "netron": app_json(netron),
+            "graft_interactions": inter.iter().map(|i| json!({
+                "expand_ms": i.expand_ms,
+                "items_before": i.items_before,
+                "items_after": i.items_after,
+                "idle_fps": i.idle_fps,
+                "drag_fps": i.pan_fps,
+                "drag_worst_frame_ms": i.pan_worst_frame_ms,
+                "drag_redraws": i.pan_redraws,
+                "error": i.error,
+            })).collect::<Vec<_>>(),
+        })).collect::<Vec<_>>(),
+    })
+}
+
+/// Returns "ready" once the app can take a file (`arguments[0]`: the app). Dismisses a
+/// Netron notice (cookie consent) if one shows.
+const STARTED: &str = r#"
+const app = arguments[0];
+if (app === 'graft') {
+  const input = document.querySelector('[data-testid="file-input"]');
+  const drawn = document.querySelector('[data-testid="graph"] g[data-item]');
+  return window.__graftReady === true && input && drawn ? 'ready' : 'waiting';
+}
+const body = document.body;
+if (!body || !window.__view__) return 'waiting';
+const classes = Array.from(body.classList);
+if (classes.includes('notification') || classes.includes('alert')) {
+  const button = document.getElementById('message-button');
+  if (button && button.style.display !== 'none' && button.onclick) button.click();
+  return 'notice';
+}
+return classes.length === 1 && classes[0] === 'welcome' && document.getElementById('open-file-dialog')
+  ? 'ready' : 'waiting';
+"#;
+
+/// Starts the in-page monitor and returns t0. `arguments[0]`: the app.
+const INSTALL: &str = r#"
+const app = arguments[0];
+const b = window.__bench = { t0: 0, change: null, seen: null, done: null, error: null };
+let check;
+if (app === 'graft') {
+  // The startup example's boxes, and the ready flag, must not count for the new model.
+  for (const g of document.querySelectorAll('[data-testid="graph"] g[data-item]')) g.__benchStale = true;
+  window.__graftReady = false;
+  const input = document.querySelector('[data-testid="file-input"]');
+  input.addEventListener('change', () => { if (b.change === null) b.change = performance.now(); }, { capture: true });
+  check = () => {
+    if (window.__graftReady !== true) return null;
+    const g = document.querySelector('[data-testid="graph"] g[data-item]');
+    if (g && !g.__benchStale) return 'done';
+    const e = document.querySelector('[data-testid="error"]');
+    if (e && e.textContent.trim()) return 'error: ' + e.textContent.trim();
+    return null;
+  };
+} else {
+  const input = document.getElementById('open-file-dialog');
+  input.addEventListener('change', () => { if (b.change === null) b.change = performance.now(); }, { capture: true });
+  check = () => {
+    const classes = document.body.classList;
+    if (classes.contains('alert')) {
+      const m = document.getElementById('message-text');
+      return 'error: ' + (m ? m.innerText : 'alert');
+    }
+    if (classes.contains('default') &&
+        document.querySelector('#target #canvas .graph-node, #target #canvas .graph-input')) return 'done';
+    return null;
+  };
+}
+const tick = () => {
+  let r = null;
+  try { r = check(); } catch (e) { r = 'error: monitor: ' + e; }
+  if (r === 'done') {
+    b.seen = performance.now();
+    requestAnimationFrame(() => { b.done = performance.now(); });
+    return;
+  }
+  if (r) { b.error = r; return; }
+  requestAnimationFrame(tick);
+};
+b.t0 = performance.now();
+requestAnimationFrame(tick);
+return b.t0;
+"#;
+
+/// The monitor's state: `ms` once drawn, `error` if the app said so.
+const POLL: &str = r#"
+const b = window.__bench;
+if (!b) return { error: 'the monitor is gone (the page reloaded?)' };
+return {
+  ms: b.done === null ? null : b.done - b.t0,
+  change: b.change === null ? null : b.change - b.t0,
+  error: b.error,
+};
+"#;
+
+/// Clicks the first section's `+` on screen and times it until the redraw is painted
+/// (the content's first mutation, then two animation frames, as for opening a model).
+const EXPAND: &str = r#"
+const done = arguments[arguments.length - 1];
+const graph = document.querySelector('[data-testid="graph"]');
+const toggle = graph && graph.querySelector('g[data-item] [data-toggle]');
+if (!toggle) { done({ error: 'no [data-toggle] on screen' }); return; }
+const content = graph.querySelector('.graph-content') || graph.querySelector('svg');
+const count = () => graph.querySelectorAll('g[data-item]').length;
+const before = count();
+let t0 = 0;
+let fired = false;
+const observer = new MutationObserver(() => {
+  if (fired) return;
+  fired = true;
+  observer.disconnect();
+  requestAnimationFrame(() => requestAnimationFrame(() => {
+    done({ ms: performance.now() - t0, before, after: count() });
+  }));
+});
+observer.observe(content, { childList: true, subtree: true, attributes: true });
+const box = toggle.getBoundingClientRect();
+const init = { bubbles: true, cancelable: true, view: window, button: 0,
+  clientX: box.left + box.width / 2, clientY: box.top + box.height / 2 };
+t0 = performance.now();
+toggle.dispatchEvent(new MouseEvent('click', init));
+"#;
+
+/// Counts animation frames: `arguments[0]` whether to drag the graph (mousedown, one
+/// mousemove per frame, mouseup), `arguments[1]` how many frames. Returns fps from the
+/// frames' timestamps, the longest frame, and how often the content was redrawn.
+const FRAMES: &str = r#"
+const done = arguments[arguments.length - 1];
+const drag = arguments[0];
+const frames = arguments[1];
+const graph = document.querySelector('[data-testid="graph"]');
+const content = graph.querySelector('.graph-content') || graph;
+let redraws = 0;
+const observer = new MutationObserver((list) => { redraws += list.length; });
+observer.observe(content, { childList: true });
+const r = graph.getBoundingClientRect();
+let x = r.left + r.width / 2, y = r.top + r.height / 2;
+const fire = (type, buttons) => graph.dispatchEvent(new MouseEvent(type, {
+  bubbles: true, cancelable: true, view: window, button: 0, buttons, clientX: x, clientY: y }));
+const stamps = [];
+let i = 0;
+const step = (ts) => {
+  stamps.push(ts);
+  if (i === frames) {
+    if (drag) fire('mouseup', 0);
+    observer.disconnect();
+    let worst = 0;
+    for (let k = 1; k < stamps.length; k++) worst = Math.max(worst, stamps[k] - stamps[k - 1]);
+    const span = stamps[stamps.length - 1] - stamps[0];
+    done({ fps: span > 0 ? (stamps.length - 1) * 1000 / span : null, worst, redraws });
+    return;
+  }
+  i++;
+  if (drag) {
+    // Back and forth, so the view stays over the graph.
+    const dir = i <= frames / 2 ? 1 : -1;
+    x += 6 * dir; y += 4 * dir;
+    fire('mousemove', 1);
+  }
+  requestAnimationFrame(step);
+};
+if (drag) fire('mousedown', 1);
+requestAnimationFrame(step);
+"#;

@@ -1,0 +1,97 @@
+//! `cargo xtask bench-app`: the browser benchmark (tests/app_bench.rs). Builds the app
+//! if `dist/` is missing, fetches Netron's wheel from PyPI and unpacks its static site
+//! under `target/netron` (once), then runs the benchmark in release mode. Results go to
+//! `target/bench/app.json`, `app.md` and `shots/`.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use crate::tools;
+
+/// The Netron release the benchmark compares against.
+pub const NETRON_VERSION: &str = "9.3.3";
+
+pub fn run(root: &Path) -> Result<(), String> {
+    if !root.join("dist/index.html").is_file() {
+        crate::trunk_build(root)?;
+    }
+    tools::chromium()?;
+    let python = match std::env::var_os("GRAFT_PYTHON") {
+        Some(p) if !p.is_empty() => PathBuf::from(p),
+        _ => tools::venv(root)?,
+    };
+    let netron = netron(root, &python)?;
+    let corpus = match std::env::var_os("GRAFT_CORPUS") {
+        Some(dir) if !dir.is_empty() => PathBuf::from(dir),
+        _ => crate::corpus(root)?,
+    };
+    println!(
+        "== bench-app: Graft (dist/) against Netron {NETRON_VERSION}, corpus {}",
+        corpus.display()
+    );
+    crate::run(
+        Command::new("cargo")
+            .args([
+                "test",
+                "--release",
+                "-p",
+                "graft-tests",
+                "--test",
+                "app_bench",
+            ])
+            .env("GRAFT_APP_BENCH", "1")
+            .env("GRAFT_CORPUS", &corpus)
+            .env("GRAFT_NETRON", &netron)
+            .current_dir(root),
+    )
+}
+
+/// Netron's static site (the directory with `index.html`), unpacked from its PyPI
+/// wheel; downloads the wheel only when it is missing.
+fn netron(root: &Path, python: &Path) -> Result<PathBuf, String> {
+    let dir = root.join("target/netron");
+    let unpacked = dir.join("unpacked");
+    let site = unpacked.join("netron");
+    let marker = format!("<meta name=\"version\" content=\"{NETRON_VERSION}\">");
+    let current = |site: &Path| {
+        std::fs::read_to_string(site.join("index.html")).is_ok_and(|html| html.contains(&marker))
+    };
+    if current(&site) {
+        return Ok(site);
+    }
+    let wheel = dir.join(format!("netron-{NETRON_VERSION}-py3-none-any.whl"));
+    if !wheel.is_file() {
+        println!("downloading netron {NETRON_VERSION} from PyPI");
+        crate::run(
+            Command::new(python)
+                .args([
+                    "-m",
+                    "pip",
+                    "download",
+                    "--disable-pip-version-check",
+                    "--no-deps",
+                    "--only-binary=:all:",
+                    &format!("netron=={NETRON_VERSION}"),
+                    "-d",
+                ])
+                .arg(&dir),
+        )?;
+    }
+    if unpacked.exists() {
+        std::fs::remove_dir_all(&unpacked).map_err(|e| format!("{}: {e}", unpacked.display()))?;
+    }
+    // A wheel is a zip file; Python's zipfile unpacks it without another tool.
+    crate::run(
+        Command::new(python)
+            .args(["-m", "zipfile", "-e"])
+            .arg(&wheel)
+            .arg(&unpacked),
+    )?;
+    if !current(&site) {
+        return Err(format!(
+            "{} holds no Netron {NETRON_VERSION} site at netron/index.html",
+            wheel.display()
+        ));
+    }
+    Ok(site)
+}
