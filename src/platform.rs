@@ -324,3 +324,82 @@ pub fn publish_text(name: &str, text: &str) {
         &JsValue::from_str(text),
     );
 }
+
+/// The largest canvas side browsers reliably allocate; bigger drawings are scaled down.
+const MAX_CANVAS_SIDE: f64 = 16_384.0;
+
+/// Rasterizes an SVG document (`width` x `height` CSS pixels) and saves it as a PNG
+/// download named `name`. Runs asynchronously: the image decodes, is drawn on a canvas,
+/// and the canvas is encoded; failures after this returns are logged to the console.
+pub fn download_png(name: &str, svg: &str, width: f64, height: f64) -> Result<(), String> {
+    use wasm_bindgen::closure::Closure;
+    let fail = |e: JsValue| format!("could not prepare the PNG ({})", js_message(&e));
+    let parts = Array::of1(&JsValue::from_str(svg));
+    let options = BlobPropertyBag::new();
+    options.set_type("image/svg+xml");
+    let blob = Blob::new_with_str_sequence_and_options(&parts, &options).map_err(fail)?;
+    let url = Url::create_object_url_with_blob(&blob).map_err(fail)?;
+    let image = web_sys::HtmlImageElement::new().map_err(fail)?;
+    let scale = (MAX_CANVAS_SIDE / width.max(height).max(1.0)).min(2.0);
+    let (w, h) = ((width * scale).ceil(), (height * scale).ceil());
+    let name = name.to_string();
+    let loaded = image.clone();
+    let svg_url = url.clone();
+    let onload = Closure::once(move || {
+        let result = (|| -> Result<(), JsValue> {
+            let document = window().document().ok_or("no document")?;
+            let canvas: web_sys::HtmlCanvasElement =
+                document.create_element("canvas")?.dyn_into()?;
+            canvas.set_width(w as u32);
+            canvas.set_height(h as u32);
+            let context: web_sys::CanvasRenderingContext2d = canvas
+                .get_context("2d")?
+                .ok_or("no 2d context")?
+                .dyn_into()?;
+            context.set_fill_style_str("#ffffff");
+            context.fill_rect(0.0, 0.0, w, h);
+            context.draw_image_with_html_image_element_and_dw_and_dh(&loaded, 0.0, 0.0, w, h)?;
+            let saved = Closure::once(move |blob: Option<Blob>| {
+                if let Some(blob) = blob
+                    && let Ok(png_url) = Url::create_object_url_with_blob(&blob)
+                {
+                    save_url(&name, &png_url);
+                }
+            });
+            canvas.to_blob(saved.as_ref().unchecked_ref())?;
+            saved.forget();
+            Ok(())
+        })();
+        let _ = Url::revoke_object_url(&svg_url);
+        if let Err(e) = result {
+            web_sys::console::error_1(&JsValue::from_str(&format!(
+                "PNG export failed: {}",
+                js_message(&e)
+            )));
+        }
+    });
+    image.set_onload(Some(onload.as_ref().unchecked_ref()));
+    onload.forget();
+    image.set_src(&url);
+    Ok(())
+}
+
+/// Clicks a download link for `url` and releases the URL a little later.
+fn save_url(name: &str, url: &str) {
+    let anchor: Option<HtmlAnchorElement> = window()
+        .document()
+        .and_then(|d| d.create_element("a").ok())
+        .and_then(|a| a.dyn_into().ok());
+    if let Some(anchor) = anchor {
+        anchor.set_href(url);
+        anchor.set_download(name);
+        anchor.click();
+    }
+    let url = url.to_string();
+    set_timeout(
+        move || {
+            let _ = Url::revoke_object_url(&url);
+        },
+        Duration::from_secs(30),
+    );
+}

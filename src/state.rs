@@ -249,14 +249,14 @@ impl Session {
 
     /// The SVG elements of the graph inside `view` (layout coordinates) at `zoom`
     /// (screen pixels per layout unit).
-    pub fn graph_svg(&self, view: Rect, zoom: f32, hit: Option<ItemId>) -> String {
+    pub fn graph_svg(&self, view: Rect, detail: Detail, hit: Option<ItemId>) -> String {
         let Some(open) = self.open.as_ref() else {
             return String::new();
         };
         let Some(scene) = open.scene.as_ref() else {
             return String::new();
         };
-        svg::region(scene, &open.model, view, Detail::for_zoom(zoom), hit)
+        svg::region(scene, &open.model, view, detail, hit)
     }
 
     /// Width and height of the laid-out graph.
@@ -681,8 +681,8 @@ impl AppState {
         self.session.with(Session::function_library)
     }
 
-    pub fn graph_svg(self, view: Rect, zoom: f32, hit: Option<ItemId>) -> String {
-        self.session.with(|s| s.graph_svg(view, zoom, hit))
+    pub fn graph_svg(self, view: Rect, detail: Detail, hit: Option<ItemId>) -> String {
+        self.session.with(|s| s.graph_svg(view, detail, hit))
     }
 
     pub fn graph_size(self) -> Option<(f32, f32)> {
@@ -691,6 +691,20 @@ impl AppState {
 
     pub fn properties(self, item: ItemId) -> Option<Properties> {
         self.session.with(|s| s.properties(item))
+    }
+
+    pub fn export_png(self) {
+        let Some((name, text)) = self.session.with_untracked(Session::graph_document) else {
+            return;
+        };
+        let (w, h) = self.graph_size().unwrap_or((1.0, 1.0));
+        let name = name.trim_end_matches(".svg").to_string() + ".png";
+        // The document has a 16 px margin on each side (svg::document).
+        let result = platform::download_png(&name, &text, f64::from(w) + 32.0, f64::from(h) + 32.0);
+        if let Err(e) = result {
+            self.session
+                .update(|s| s.set_error(format!("Export of {name} failed: {e}")));
+        }
     }
 
     pub fn export_svg(self) {

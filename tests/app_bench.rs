@@ -165,6 +165,11 @@ fn bench() -> Result<(), String> {
         None
     };
 
+    let layout_md = layout_in_wasm(graft_addr)?;
+    println!("\n{layout_md}");
+    std::fs::write(out_dir.join("layout-wasm.md"), &layout_md)
+        .map_err(|e| format!("layout-wasm.md: {e}"))?;
+
     let models = models()?;
     if models.is_empty() {
         return Err("no model files found (set GRAFT_CORPUS or GRAFT_APP_BENCH_MODELS)".into());
@@ -239,6 +244,39 @@ fn bench() -> Result<(), String> {
     std::fs::write(&md, &table).map_err(|e| format!("{}: {e}", md.display()))?;
     println!("app_bench: wrote {} and {}", path.display(), md.display());
     Ok(())
+}
+
+/// The app's `?bench=layout` page: synthetic graphs laid out by graft-layout in wasm
+/// (first call in a fresh page, then the median of warm calls) and a model with every
+/// group expanded. Returns a markdown table.
+fn layout_in_wasm(addr: SocketAddr) -> Result<String, String> {
+    let browser = Browser::launch()?;
+    browser.goto(&format!("http://{addr}/?bench=layout"))?;
+    let started = Instant::now();
+    let json = loop {
+        let v = browser.execute("return window.__graftLayoutBench || null;", vec![])?;
+        if let Some(text) = v.as_str() {
+            break text.to_string();
+        }
+        if started.elapsed() > Duration::from_secs(180) {
+            return Err("the wasm layout benchmark did not finish in 180 s".into());
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    };
+    let rows: Vec<Value> = serde_json::from_str(&json).map_err(|e| format!("{e}: {json}"))?;
+    let mut md = String::from(
+        "| graph (wasm, headless Chromium) | nodes | first call ms | warm ms (median of 5) |\n|---|---:|---:|---:|\n",
+    );
+    for r in rows {
+        md.push_str(&format!(
+            "| {} | {} | {:.1} | {:.1} |\n",
+            r["graph"].as_str().unwrap_or("?"),
+            r["nodes"],
+            r["first_ms"].as_f64().unwrap_or(f64::NAN),
+            r["warm_ms"].as_f64().unwrap_or(f64::NAN)
+        ));
+    }
+    Ok(md)
 }
 
 fn env_path(name: &str) -> Option<PathBuf> {

@@ -713,3 +713,33 @@ fn function_library_lists_functions_and_jumps_to_call_sites() {
     })
     .unwrap_or_else(|e| panic!("{e}\n{}", app.diagnosis()));
 }
+
+#[test]
+fn the_drawn_graph_exports_as_svg_and_png() {
+    if !e2e::enabled() {
+        return;
+    }
+    let app = App::open();
+    app.wait("graph-ready");
+    toggle(&app, "act1");
+    wait_for_graph_text(&app, "value_float = 0.5", "the expanded call");
+    app.browser.click(&app.wait("export-svg")).unwrap();
+    let svg = app
+        .browser
+        .wait_for_download("functions_and_control_flow.svg", e2e::TIMEOUT)
+        .unwrap_or_else(|e| panic!("{e}\n{}", app.diagnosis()));
+    let text = std::fs::read_to_string(&svg).unwrap();
+    assert!(text.starts_with("<svg") && text.contains("value_float = 0.5"));
+    app.browser.click(&app.wait("export-png")).unwrap();
+    let png = app
+        .browser
+        .wait_for_download("functions_and_control_flow.png", e2e::TIMEOUT)
+        .unwrap_or_else(|e| panic!("{e}\n{}", app.diagnosis()));
+    let bytes = std::fs::read(&png).unwrap();
+    assert!(bytes.starts_with(b"\x89PNG\r\n\x1a\n"), "a PNG file");
+    assert!(
+        bytes.len() > 10_000,
+        "a drawing, not an empty image: {} bytes",
+        bytes.len()
+    );
+}

@@ -6,7 +6,7 @@
 
 use leptos::prelude::*;
 
-use graft::view::svg::{DEFS, STYLE};
+use graft::view::svg::{DEFS, Detail, STYLE};
 use graft::view::{ItemId, Rect};
 
 use crate::platform;
@@ -141,16 +141,38 @@ pub fn GraphPanel() -> impl IntoView {
         _ => {}
     });
 
-    let content = move || {
+    // What is drawn: the screen plus a margin of one screen on every side, at the
+    // zoom's level of detail. Panning within the margin only moves the drawing (a
+    // transform); the drawing is redone when the screen leaves it or the detail
+    // changes, so a pan costs a redraw every screenful, not every mousemove.
+    let drawn = RwSignal::new(None::<(Rect, Detail)>);
+    Effect::new(move |_| {
         let c = camera.get();
         let (w, h) = size.get();
-        let view = Rect {
+        let screen = Rect {
             x: (-c.x / c.zoom) as f32,
             y: (-c.y / c.zoom) as f32,
             w: (w / c.zoom) as f32,
             h: (h / c.zoom) as f32,
         };
-        state.graph_svg(view, c.zoom as f32, selected.get())
+        let detail = Detail::for_zoom(c.zoom as f32);
+        let covered =
+            drawn.with_untracked(|d| d.is_some_and(|(r, dd)| dd == detail && contains(r, screen)));
+        if !covered {
+            let margin = Rect {
+                x: screen.x - screen.w,
+                y: screen.y - screen.h,
+                w: screen.w * 3.0,
+                h: screen.h * 3.0,
+            };
+            drawn.set(Some((margin, detail)));
+        }
+    });
+    let content = move || {
+        let Some((region, detail)) = drawn.get() else {
+            return String::new();
+        };
+        state.graph_svg(region, detail, selected.get())
     };
     let transform = move || {
         let c = camera.get();
@@ -250,6 +272,7 @@ pub fn GraphPanel() -> impl IntoView {
                     <button data-testid="expand-all" title="Expand all (e)" on:click=move |e| { e.stop_propagation(); expand_all() }>"Expand all"</button>
                     <button data-testid="collapse-all" title="Collapse all (c)" on:click=move |e| { e.stop_propagation(); collapse_all() }>"Collapse all"</button>
                     <button data-testid="export-svg" on:click=move |e| { e.stop_propagation(); state.export_svg() }>"Export SVG"</button>
+                    <button data-testid="export-png" on:click=move |e| { e.stop_propagation(); state.export_png() }>"Export PNG"</button>
                     <button data-testid="help" title="Shortcuts (?)" on:click=move |e| { e.stop_propagation(); help.update(|h| *h = !*h) }>"?"</button>
                 </div>
                 <Show when=move || ready.get()>
@@ -399,4 +422,12 @@ fn FunctionLibrary(on_jump: impl Fn(ItemId) + Copy + Send + Sync + 'static) -> i
             </section>
         </Show>
     }
+}
+
+/// Whether `outer` holds all of `inner`.
+fn contains(outer: Rect, inner: Rect) -> bool {
+    inner.x >= outer.x
+        && inner.y >= outer.y
+        && inner.x + inner.w <= outer.x + outer.w
+        && inner.y + inner.h <= outer.y + outer.h
 }

@@ -116,10 +116,13 @@ impl Scene {
         self.cache.clear();
     }
 
-    /// Collapses every group except the root.
+    /// Collapses every group except the root. The branches of a control-flow node
+    /// stay open inside it, so expanding an If again shows both branches.
     pub fn collapse_all(&mut self) {
         for item in self.view.items.iter_mut().skip(1) {
-            item.expanded = false;
+            if !matches!(item.kind, ItemKind::Subgraph { .. }) {
+                item.expanded = false;
+            }
         }
         // Inner layouts stay valid for their contents; only the root's changes.
         self.cache.remove(&0);
