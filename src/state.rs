@@ -171,6 +171,22 @@ impl Session {
         let _ = scene.layout(&open.model, &mut || false);
     }
 
+    /// Opens (`deeper`) or closes one level of groups, and lays out again.
+    pub fn step_level(&mut self, deeper: bool) {
+        let Some(open) = self.open.as_mut() else {
+            return;
+        };
+        let Some(scene) = open.scene.as_mut() else {
+            return;
+        };
+        if deeper {
+            scene.expand_one_level(&open.model);
+        } else {
+            scene.collapse_one_level(&open.model);
+        }
+        let _ = scene.layout(&open.model, &mut || false);
+    }
+
     /// Opens what is needed for `item` to be drawn; returns its box.
     pub fn reveal(&mut self, item: ItemId) -> Option<Rect> {
         let open = self.open.as_mut()?;
@@ -658,6 +674,11 @@ impl AppState {
     /// Expands every group `depth` levels deep; 0 collapses everything.
     pub fn expand_to_depth(self, depth: usize) {
         self.session.update(|s| s.expand_to_depth(depth));
+    }
+
+    /// Opens (`deeper`) or closes one level of groups.
+    pub fn step_level(self, deeper: bool) {
+        self.session.update(|s| s.step_level(deeper));
     }
 
     pub fn reveal(self, item: ItemId) -> Option<Rect> {

@@ -79,6 +79,13 @@ pub fn LayoutBench() -> impl IntoView {
         if let Ok(bytes) = platform::fetch_bytes("examples/transformer_1000.onnx").await {
             rows.push(expanded("transformer_1000", bytes));
         }
+        // The engine compiles hot wasm functions again with its optimizing tier after a
+        // while: the 1k group warm again, after the big graphs, is what a user's
+        // later expand costs.
+        rows.push(flat(
+            "group 1k, after the others",
+            &synth::transformer(1_000, false),
+        ));
         let json = format!("[{}]", rows.join(","));
         platform::publish_text("__graftLayoutBench", &json);
         result.set(json);

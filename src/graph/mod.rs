@@ -127,6 +127,8 @@ pub fn GraphPanel() -> impl IntoView {
         "e" => expand_all(),
         "c" => collapse_all(),
         "?" => help.update(|h| *h = !*h),
+        "]" => state.step_level(true),
+        "[" => state.step_level(false),
         "Escape" => {
             help.set(false);
             selected.set(None);
@@ -271,6 +273,8 @@ pub fn GraphPanel() -> impl IntoView {
                     <button data-testid="fit" title="Fit (f)" on:click=move |e| { e.stop_propagation(); fit() }>"Fit"</button>
                     <button data-testid="expand-all" title="Expand all (e)" on:click=move |e| { e.stop_propagation(); expand_all() }>"Expand all"</button>
                     <button data-testid="collapse-all" title="Collapse all (c)" on:click=move |e| { e.stop_propagation(); collapse_all() }>"Collapse all"</button>
+                    <button data-testid="level-down" title="Open one more level (])" on:click=move |e| { e.stop_propagation(); state.step_level(true) }>"+1 level"</button>
+                    <button data-testid="level-up" title="Close the deepest level ([)" on:click=move |e| { e.stop_propagation(); state.step_level(false) }>"−1 level"</button>
                     <button data-testid="export-svg" on:click=move |e| { e.stop_propagation(); state.export_svg() }>"Export SVG"</button>
                     <button data-testid="export-png" on:click=move |e| { e.stop_propagation(); state.export_png() }>"Export PNG"</button>
                     <button data-testid="help" title="Shortcuts (?)" on:click=move |e| { e.stop_propagation(); help.update(|h| *h = !*h) }>"?"</button>
@@ -281,7 +285,7 @@ pub fn GraphPanel() -> impl IntoView {
                 <Show when=move || help.get()>
                     <div class="graph-help" data-testid="help-overlay">
                         <p><b>"Keyboard"</b></p>
-                        <p>"f fit · e expand all · c collapse all · + / − zoom"</p>
+                        <p>"f fit · e expand all · c collapse all · ] open a level · [ close a level · + / − zoom"</p>
                         <p>"Enter or Space: expand/collapse the selected group · Esc: clear"</p>
                         <p>"Mouse: drag to pan, wheel to zoom, click + / − or double-click a group"</p>
                     </div>

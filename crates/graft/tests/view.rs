@@ -351,3 +351,45 @@ fn deeply_nested_ifs_build_and_lay_out_on_a_small_stack() {
         .unwrap();
     assert!(handle.join().unwrap_or(false), "laid out on a 1 MiB stack");
 }
+
+#[test]
+fn levels_open_and_close_one_at_a_time() {
+    let input = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/view/calls.onnxtxt"),
+    )
+    .unwrap();
+    let input = input.split(MARKER).next().unwrap_or_default().to_string();
+    let model = model_of(&input);
+    let mut scene = Scene::new(View::of_model(&model).expect("graph"));
+    scene.layout(&model, &mut || false).unwrap();
+    let open = |scene: &Scene| {
+        scene
+            .view
+            .items
+            .iter()
+            .filter(|i| i.is_group && i.expanded && i.parent.is_some())
+            .count()
+    };
+    assert_eq!(scene.expand_one_level(&model), 3, "the three calls");
+    scene.layout(&model, &mut || false).unwrap();
+    assert_eq!(open(&scene), 3);
+    assert_eq!(
+        scene.expand_one_level(&model),
+        2,
+        "the two calls inside Twice"
+    );
+    scene.layout(&model, &mut || false).unwrap();
+    assert_eq!(open(&scene), 5);
+    assert_eq!(
+        scene.collapse_one_level(&model),
+        4,
+        "the innermost open groups"
+    );
+    scene.layout(&model, &mut || false).unwrap();
+    assert_eq!(
+        open(&scene),
+        1,
+        "only Twice, which held open calls, stays open"
+    );
+    assert!(check_geometry(&scene, "levels").is_empty());
+}

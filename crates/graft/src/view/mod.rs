@@ -131,6 +131,9 @@ pub struct View {
     pub(crate) functions: FxMap<crate::ir::FunctionKey, FunctionId>,
     /// Initializer values -> (graph, index in its initializers).
     pub(crate) initializers: FxMap<ValueId, (GraphId, usize)>,
+    /// The type of each value whose type the model states (graph inputs, outputs,
+    /// value_info), as text: `float[1,8]`.
+    pub types: FxMap<ValueId, String>,
 }
 
 impl View {
@@ -162,10 +165,21 @@ impl View {
             functions.entry(model.function(f).key()).or_insert(f);
         }
         let mut initializers = FxMap::default();
+        let mut types = FxMap::default();
         for (g, graph) in model.graphs.iter() {
             for (k, init) in graph.initializers.iter().enumerate() {
                 if let Some(v) = init.value {
                     initializers.insert(v, (g, k));
+                }
+            }
+            let infos = graph
+                .inputs
+                .iter()
+                .chain(&graph.outputs)
+                .chain(&graph.value_info);
+            for info in infos {
+                if let (Some(v), Some(ty)) = (info.value, &info.ty) {
+                    types.entry(v).or_insert_with(|| ty.to_string());
                 }
             }
         }
@@ -175,6 +189,7 @@ impl View {
             uses: Default::default(),
             functions,
             initializers,
+            types,
         }
     }
 

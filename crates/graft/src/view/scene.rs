@@ -116,6 +116,52 @@ impl Scene {
         self.cache.clear();
     }
 
+    /// Opens one more level: every drawn group that is collapsed is expanded. Returns
+    /// how many were.
+    pub fn expand_one_level(&mut self, model: &Model) -> usize {
+        let closed: Vec<ItemId> = self
+            .placed
+            .iter()
+            .map(|p| p.item)
+            .filter(|&id| {
+                self.view
+                    .item(id)
+                    .is_some_and(|i| i.is_group && !i.expanded)
+            })
+            .collect();
+        for &id in &closed {
+            self.set_expanded(model, id, true);
+        }
+        closed.len()
+    }
+
+    /// Closes the deepest open level: every expanded group with no expanded group
+    /// inside it is collapsed (the root stays open). Returns how many were.
+    pub fn collapse_one_level(&mut self, model: &Model) -> usize {
+        let open: Vec<ItemId> = self
+            .placed
+            .iter()
+            .map(|p| p.item)
+            .filter(|&id| {
+                let Some(item) = self.view.item(id) else {
+                    return false;
+                };
+                item.is_group
+                    && item.expanded
+                    && !matches!(item.kind, ItemKind::Subgraph { .. })
+                    && !item.children.as_deref().unwrap_or(&[]).iter().any(|&c| {
+                        self.view.item(c).is_some_and(|ci| {
+                            ci.expanded && !matches!(ci.kind, ItemKind::Subgraph { .. })
+                        })
+                    })
+            })
+            .collect();
+        for &id in &open {
+            self.set_expanded(model, id, false);
+        }
+        open.len()
+    }
+
     /// Collapses every group except the root. The branches of a control-flow node
     /// stay open inside it, so expanding an If again shows both branches.
     pub fn collapse_all(&mut self) {
