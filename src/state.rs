@@ -275,6 +275,12 @@ impl Session {
         svg::region(scene, &open.model, view, detail, hit)
     }
 
+    /// The minimap picture and how many items are drawn in all.
+    pub fn graph_overview(&self) -> Option<(String, usize)> {
+        let scene = self.open.as_ref()?.scene.as_ref()?;
+        Some((svg::overview(scene, MINIMAP_DEPTH), scene.placed.len()))
+    }
+
     /// Width and height of the laid-out graph.
     pub fn graph_size(&self) -> Option<(f32, f32)> {
         let scene = self.open.as_ref()?.scene.as_ref()?;
@@ -385,6 +391,8 @@ impl Session {
 const EXPAND_LIMIT: usize = 200_000;
 /// Search builds at most this many items while looking into unopened groups.
 const SEARCH_ITEM_LIMIT: usize = 300_000;
+/// The minimap shows boxes down to this many levels below the root.
+const MINIMAP_DEPTH: u32 = 3;
 /// At most this many search results are listed.
 const SEARCH_RESULTS: usize = 200;
 
@@ -704,6 +712,10 @@ impl AppState {
 
     pub fn graph_svg(self, view: Rect, detail: Detail, hit: Option<ItemId>) -> String {
         self.session.with(|s| s.graph_svg(view, detail, hit))
+    }
+
+    pub fn graph_overview(self) -> Option<(String, usize)> {
+        self.session.with(Session::graph_overview)
     }
 
     pub fn graph_size(self) -> Option<(f32, f32)> {

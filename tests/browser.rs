@@ -743,3 +743,48 @@ fn the_drawn_graph_exports_as_svg_and_png() {
         bytes.len()
     );
 }
+
+#[test]
+fn a_large_model_gets_a_minimap_that_moves_the_view() {
+    if !e2e::enabled() {
+        return;
+    }
+    let app = App::open();
+    app.wait("graph-ready");
+    let option = app
+        .browser
+        .wait_for(
+            &format!(
+                "{} option[value=\"transformer_1000.onnx\"]",
+                testid("example-select")
+            ),
+            e2e::TIMEOUT,
+        )
+        .unwrap();
+    app.browser.click(&option).unwrap();
+    app.wait_for_model("transformer_1000.onnx");
+    app.browser.click(&app.wait("tab-graph")).unwrap();
+    app.wait("graph-ready");
+    // Every layer open: far bigger than the screen.
+    app.browser.click(&app.wait("expand-all")).unwrap();
+    let minimap = app.wait("minimap");
+    let transform = |app: &App| {
+        app.browser
+            .execute(
+                "return document.querySelector('.graph-content').getAttribute('transform');",
+                vec![],
+            )
+            .unwrap()
+    };
+    let before = transform(&app);
+    app.browser.click(&minimap).unwrap();
+    wait_until(e2e::TIMEOUT, "the view to move", || {
+        Ok((transform(&app) != before).then_some(()))
+    })
+    .unwrap_or_else(|e| panic!("{e}\n{}", app.diagnosis()));
+    let shots = root().join("target/browser");
+    let _ = std::fs::create_dir_all(&shots);
+    let _ = app
+        .browser
+        .screenshot(&shots.join("graph-large-minimap.png"));
+}

@@ -282,6 +282,7 @@ pub fn GraphPanel() -> impl IntoView {
                 <Show when=move || ready.get()>
                     <span data-testid="graph-ready" hidden></span>
                 </Show>
+                <Minimap camera=camera size=size/>
                 <Show when=move || help.get()>
                     <div class="graph-help" data-testid="help-overlay">
                         <p><b>"Keyboard"</b></p>
@@ -434,4 +435,74 @@ fn contains(outer: Rect, inner: Rect) -> bool {
         && inner.y >= outer.y
         && inner.x + inner.w <= outer.x + outer.w
         && inner.y + inner.h <= outer.y + outer.h
+}
+
+/// Minimap side in CSS pixels (the longer side of the graph maps to it).
+const MINIMAP_SIDE: f64 = 180.0;
+
+/// The whole graph small, with the screen's outline; a click centres the view there.
+/// Shown when the graph at full size is much bigger than the screen.
+#[component]
+fn Minimap(camera: RwSignal<Camera>, size: RwSignal<(f64, f64)>) -> impl IntoView {
+    let state = expect_context::<AppState>();
+    let overview = Memo::new(move |_| state.graph_overview());
+    let graph = Memo::new(move |_| state.graph_size().unwrap_or((1.0, 1.0)));
+    let scale = move || {
+        let (w, h) = graph.get();
+        MINIMAP_SIDE / f64::from(w.max(h).max(1.0))
+    };
+    // Big: more than two screens at full size in either direction.
+    let shown = move || {
+        let (gw, gh) = graph.get();
+        let (w, h) = size.get();
+        f64::from(gw) > 2.0 * w || f64::from(gh) > 2.0 * h
+    };
+    let outline = move || {
+        let c = camera.get();
+        let (w, h) = size.get();
+        let k = scale();
+        (
+            -c.x / c.zoom * k,
+            -c.y / c.zoom * k,
+            w / c.zoom * k,
+            h / c.zoom * k,
+        )
+    };
+    let on_click = move |e: leptos::ev::MouseEvent| {
+        e.stop_propagation();
+        let (mx, my) = platform::pointer_in_target(&e);
+        let k = scale();
+        let (w, h) = size.get_untracked();
+        camera.update(|c| {
+            c.x = w / 2.0 - mx / k * c.zoom;
+            c.y = h / 2.0 - my / k * c.zoom;
+        });
+    };
+    view! {
+        <Show when=shown>
+            <div
+                class="minimap"
+                data-testid="minimap"
+                on:click=on_click
+                on:mousedown=|e| e.stop_propagation()
+            >
+                <svg
+                    width=move || format!("{:.0}", (f64::from(graph.get().0) * scale()).max(8.0))
+                    height=move || format!("{:.0}", (f64::from(graph.get().1) * scale()).max(8.0))
+                >
+                    <g
+                        transform=move || format!("scale({:.6})", scale())
+                        inner_html=move || overview.get().map(|(s, _)| s).unwrap_or_default()
+                    ></g>
+                    <rect
+                        class="minimap-view"
+                        x=move || format!("{:.1}", outline().0)
+                        y=move || format!("{:.1}", outline().1)
+                        width=move || format!("{:.1}", outline().2)
+                        height=move || format!("{:.1}", outline().3)
+                    ></rect>
+                </svg>
+            </div>
+        </Show>
+    }
 }

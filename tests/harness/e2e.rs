@@ -88,10 +88,10 @@ impl App {
 
     /// Waits until the open model's name is `name`.
     pub fn wait_for_model(&self, name: &str) {
-        // The name is on the Summary tab (the Graph tab opens first).
-        if let Some(tab) = self.get("tab-summary") {
-            self.browser.click(&tab).unwrap_or_else(|e| panic!("{e}"));
-        }
+        // The name is on the Summary tab (the Graph tab opens first). Wait for the tab:
+        // right after the page loads, the app may not have mounted yet.
+        let tab = self.wait("tab-summary");
+        self.browser.click(&tab).unwrap_or_else(|e| panic!("{e}"));
         let result = wait_until(TIMEOUT, &format!("the model {name} to open"), || {
             let Some(element) = self.browser.by_testid("model-name")? else {
                 return Ok(None);

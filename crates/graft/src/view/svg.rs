@@ -91,7 +91,7 @@ pub fn region(
     let mut items: Vec<&Placed> = scene.items_in(view).collect();
     items.sort_by_key(|p| p.depth);
     for p in &items {
-        item(&mut out, scene, model, p, detail, hit == Some(p.item));
+        item(&mut out, scene, p, detail, hit == Some(p.item));
     }
     for e in scene.edges_in(view) {
         match &e.route {
@@ -155,14 +155,7 @@ pub fn region(
     out
 }
 
-fn item(
-    out: &mut String,
-    scene: &Scene,
-    _model: &crate::ir::Model,
-    p: &Placed,
-    detail: Detail,
-    hit: bool,
-) {
+fn item(out: &mut String, scene: &Scene, p: &Placed, detail: Detail, hit: bool) {
     let Some(item) = scene.view.item(p.item) else {
         return;
     };
@@ -251,13 +244,36 @@ fn item(
             let _ = write!(
                 out,
                 "<text class=\"g-s\" x=\"{:.1}\" y=\"{:.1}\">{}</text>",
-                x + super::scene::TITLE_PX * 0.6 * item.title.chars().count() as f32 + 12.0,
+                x + graft_layout::text_width(&item.title, TITLE_PX) * 1.1 + 12.0,
                 r.y + HEADER - 9.0,
                 escape(&item.subtitle)
             );
         }
     }
     out.push_str("</g>");
+}
+
+/// The minimap's picture: the boxes of drawn items down to `max_depth` levels below
+/// the root, no text and no edges (a handful of shapes even for a 50k-node model
+/// with groups open).
+pub fn overview(scene: &Scene, max_depth: u32) -> String {
+    let mut out = String::new();
+    for p in scene.placed.iter().filter(|p| p.depth <= max_depth) {
+        let open = scene
+            .view
+            .item(p.item)
+            .is_some_and(|i| i.is_group && i.expanded);
+        let _ = write!(
+            out,
+            "<rect class=\"{}\" x=\"{:.0}\" y=\"{:.0}\" width=\"{:.0}\" height=\"{:.0}\"/>",
+            if open { "m-group" } else { "m-box" },
+            p.rect.x,
+            p.rect.y,
+            p.rect.w.max(1.0),
+            p.rect.h.max(1.0)
+        );
+    }
+    out
 }
 
 /// Escapes text for SVG content and attribute values.
