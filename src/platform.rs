@@ -103,7 +103,24 @@ pub fn download(name: &str, bytes: &[u8]) -> Result<(), String> {
     options.set_type("application/octet-stream");
     let blob = Blob::new_with_u8_array_sequence_and_options(&parts, &options)
         .map_err(|e| format!("could not prepare the download ({})", js_message(&e)))?;
-    let url = Url::create_object_url_with_blob(&blob)
+    save_blob(name, &blob)
+}
+
+/// Saves `text` as a download named `name` with the given MIME type.
+pub fn download_text(name: &str, text: &str, mime: &str) -> Result<(), String> {
+    let parts = Array::of1(&JsValue::from_str(text));
+    let options = BlobPropertyBag::new();
+    options.set_type(mime);
+    let blob = Blob::new_with_str_sequence_and_options(&parts, &options)
+        .map_err(|e| format!("could not prepare the download ({})", js_message(&e)))?;
+    save_blob(name, &blob)
+}
+
+/// Clicks a download link for an in-memory blob (nothing leaves the machine) and
+/// releases the blob's URL a little later: the browser reads it after the click
+/// returns.
+fn save_blob(name: &str, blob: &Blob) -> Result<(), String> {
+    let url = Url::create_object_url_with_blob(blob)
         .map_err(|e| format!("could not prepare the download ({})", js_message(&e)))?;
     let anchor: HtmlAnchorElement = window()
         .document()
@@ -113,7 +130,6 @@ pub fn download(name: &str, bytes: &[u8]) -> Result<(), String> {
     anchor.set_href(&url);
     anchor.set_download(name);
     anchor.click();
-    // The browser reads the blob after the click returns; release it a little later.
     set_timeout(
         move || {
             let _ = Url::revoke_object_url(&url);
@@ -268,32 +284,6 @@ pub fn on_key(f: impl Fn(String) + 'static) {
     });
 }
 
-/// Saves `text` as a download named `name` with the given MIME type.
-pub fn download_text(name: &str, text: &str, mime: &str) -> Result<(), String> {
-    let parts = Array::of1(&JsValue::from_str(text));
-    let options = BlobPropertyBag::new();
-    options.set_type(mime);
-    let blob = Blob::new_with_str_sequence_and_options(&parts, &options)
-        .map_err(|e| format!("could not prepare the download ({})", js_message(&e)))?;
-    let url = Url::create_object_url_with_blob(&blob)
-        .map_err(|e| format!("could not prepare the download ({})", js_message(&e)))?;
-    let anchor: HtmlAnchorElement = window()
-        .document()
-        .and_then(|d| d.create_element("a").ok())
-        .and_then(|a| a.dyn_into().ok())
-        .ok_or_else(|| "could not prepare the download (no document)".to_string())?;
-    anchor.set_href(&url);
-    anchor.set_download(name);
-    anchor.click();
-    set_timeout(
-        move || {
-            let _ = Url::revoke_object_url(&url);
-        },
-        Duration::from_secs(30),
-    );
-    Ok(())
-}
-
 /// Calls `f` whenever the window changes size. The listener lives as long as the page.
 pub fn on_resize(f: impl Fn() + 'static) {
     window_event_listener(ev::resize, move |_| f());
@@ -361,9 +351,9 @@ pub fn download_png(name: &str, svg: &str, width: f64, height: f64) -> Result<()
             context.draw_image_with_html_image_element_and_dw_and_dh(&loaded, 0.0, 0.0, w, h)?;
             let saved = Closure::once(move |blob: Option<Blob>| {
                 if let Some(blob) = blob
-                    && let Ok(png_url) = Url::create_object_url_with_blob(&blob)
+                    && let Err(e) = save_blob(&name, &blob)
                 {
-                    save_url(&name, &png_url);
+                    web_sys::console::error_1(&JsValue::from_str(&e));
                 }
             });
             canvas.to_blob(saved.as_ref().unchecked_ref())?;
@@ -382,24 +372,4 @@ pub fn download_png(name: &str, svg: &str, width: f64, height: f64) -> Result<()
     onload.forget();
     image.set_src(&url);
     Ok(())
-}
-
-/// Clicks a download link for `url` and releases the URL a little later.
-fn save_url(name: &str, url: &str) {
-    let anchor: Option<HtmlAnchorElement> = window()
-        .document()
-        .and_then(|d| d.create_element("a").ok())
-        .and_then(|a| a.dyn_into().ok());
-    if let Some(anchor) = anchor {
-        anchor.set_href(url);
-        anchor.set_download(name);
-        anchor.click();
-    }
-    let url = url.to_string();
-    set_timeout(
-        move || {
-            let _ = Url::revoke_object_url(&url);
-        },
-        Duration::from_secs(30),
-    );
 }

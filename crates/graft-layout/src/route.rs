@@ -39,7 +39,11 @@ pub(crate) fn stub(o: &Options, from: Point, to: Point) -> Route {
 /// Appends the spline segment from the last point of `out` to `q`, with vertical
 /// tangents at both ends.
 pub(crate) fn curve_to(out: &mut Vec<Point>, q: Point) {
-    let p = *out.last().expect("curve_to needs a start point");
+    let Some(&p) = out.last() else {
+        // No start point: the curve begins at `q`.
+        out.push(q);
+        return;
+    };
     let dy = (q.y - p.y) * 0.5;
     out.push(Point {
         x: p.x,

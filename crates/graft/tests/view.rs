@@ -196,18 +196,20 @@ fn view_snapshots() {
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }
 
+/// The model of `tests/view/calls.onnxtxt` (its input part).
+fn calls_model() -> graft::Model {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/view/calls.onnxtxt");
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    model_of(text.split(MARKER).next().unwrap_or_default())
+}
+
 fn model_of(text: &str) -> graft::Model {
     graft::text::parse_model(text).expect("parses").model
 }
 
 #[test]
 fn expanding_one_group_relays_out_only_it_and_its_ancestors() {
-    let input = std::fs::read_to_string(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/view/calls.onnxtxt"),
-    )
-    .unwrap();
-    let input = input.split(MARKER).next().unwrap_or_default().to_string();
-    let model = model_of(&input);
+    let model = calls_model();
     let mut scene = Scene::new(View::of_model(&model).expect("graph"));
     scene.layout(&model, &mut || false).unwrap();
     let root_children: Vec<ItemId> = scene.view.item(0).and_then(|i| i.children.clone()).unwrap();
@@ -257,12 +259,7 @@ fn expanding_one_group_relays_out_only_it_and_its_ancestors() {
 
 #[test]
 fn search_finds_nodes_inside_unopened_calls_and_reveal_opens_them() {
-    let input = std::fs::read_to_string(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/view/calls.onnxtxt"),
-    )
-    .unwrap();
-    let input = input.split(MARKER).next().unwrap_or_default().to_string();
-    let model = model_of(&input);
+    let model = calls_model();
     let mut scene = Scene::new(View::of_model(&model).expect("graph"));
     scene.layout(&model, &mut || false).unwrap();
     // "m" is the Mul in Scale: one per call of Scale, four calls in all
@@ -354,12 +351,7 @@ fn deeply_nested_ifs_build_and_lay_out_on_a_small_stack() {
 
 #[test]
 fn levels_open_and_close_one_at_a_time() {
-    let input = std::fs::read_to_string(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/view/calls.onnxtxt"),
-    )
-    .unwrap();
-    let input = input.split(MARKER).next().unwrap_or_default().to_string();
-    let model = model_of(&input);
+    let model = calls_model();
     let mut scene = Scene::new(View::of_model(&model).expect("graph"));
     scene.layout(&model, &mut || false).unwrap();
     let open = |scene: &Scene| {
