@@ -385,3 +385,80 @@ fn levels_open_and_close_one_at_a_time() {
     );
     assert!(check_geometry(&scene, "levels").is_empty());
 }
+
+#[test]
+fn torch_name_scopes_make_the_namespace_groups() {
+    // 80 nodes (above the namespace threshold) named `node_K`, with torch's module
+    // scopes: the first 40 in `layers.0.attn`, the rest in `layers.1.mlp`.
+    let mut text = String::from(
+        "<\n ir_version: 10,\n opset_import: [\"\" : 18]\n>\nmain (float[4] x) => (float[4] y) {\n",
+    );
+    let n = 80;
+    for k in 0..n {
+        let input = if k == 0 {
+            "x".to_string()
+        } else {
+            format!("v{}", k - 1)
+        };
+        let output = if k == n - 1 {
+            "y".to_string()
+        } else {
+            format!("v{k}")
+        };
+        let _ = writeln!(text, "   {output} = Relu({input})");
+    }
+    text.push_str("}\n");
+    let mut model = model_of(&text);
+    let main = model.graph.expect("main graph");
+    let nodes = model.graph(main).nodes.clone();
+    for (k, &id) in nodes.iter().enumerate() {
+        let (layer, module) = if k < 40 {
+            ("layers.0", "attn")
+        } else {
+            ("layers.1", "mlp")
+        };
+        let node = &mut model.nodes[id];
+        node.name = Some(format!("node_{k}"));
+        let scopes = format!("['', '{layer}', '{layer}.{module}', 'node_{k}']");
+        node.metadata_props.push(graft::ir::StringPair::new(
+            "pkg.torch.onnx.name_scopes",
+            scopes,
+        ));
+    }
+    let view = View::of_model(&model).expect("graph");
+    let top: Vec<String> = view
+        .item(0)
+        .and_then(|i| i.children.clone())
+        .unwrap()
+        .iter()
+        .filter_map(|&c| view.item(c))
+        .filter(|i| matches!(i.kind, ItemKind::Namespace { .. }))
+        .map(|i| i.title.clone())
+        .collect();
+    assert_eq!(
+        top,
+        ["layers.0", "layers.1"],
+        "one group per module, no shared root level"
+    );
+
+    // A malformed scope list falls back to the node name.
+    let mut broken = model.clone();
+    for &id in &nodes {
+        broken.nodes[id].metadata_props[0] =
+            graft::ir::StringPair::new("pkg.torch.onnx.name_scopes", "['', 'x");
+    }
+    let view = View::of_model(&broken).expect("graph");
+    let groups = view
+        .item(0)
+        .and_then(|i| i.children.clone())
+        .unwrap()
+        .iter()
+        .filter(|&&c| {
+            matches!(
+                view.item(c).map(|i| &i.kind),
+                Some(ItemKind::Namespace { .. })
+            )
+        })
+        .count();
+    assert_eq!(groups, 0, "plain names without `/` make no namespaces");
+}

@@ -1,7 +1,9 @@
 //! Building items: the root, the inside of each kind of group, and node boxes.
 
+use std::borrow::Cow;
+
 use crate::hash::{FxBuild, FxMap};
-use crate::ir::{AttrKind, FunctionId, GraphId, Model, NodeId, ValueDef, ValueId};
+use crate::ir::{AttrKind, FunctionId, GraphId, Model, Node, NodeId, ValueDef, ValueId};
 
 use super::label::attr_text;
 use super::{
@@ -471,8 +473,84 @@ impl Entry {
     }
 }
 
-fn components(name: &str) -> impl Iterator<Item = &str> {
-    name.split('/').filter(|c| !c.is_empty())
+/// The metadata key torch's exporter (`dynamo=True`) puts on each node: the Python
+/// `repr` of the cumulative module paths from the root (`''`) down to the node's own
+/// name, e.g. `['', 'layers.3', 'layers.3.attn', 'matmul_8']`.
+pub const TORCH_NAME_SCOPES: &str = "pkg.torch.onnx.name_scopes";
+
+/// A node's namespace path, the node's own name last: from torch's name scopes when
+/// the node has them, else from its name split at `/`.
+fn components(node: &Node) -> Vec<Cow<'_, str>> {
+    let scopes = node
+        .metadata_props
+        .iter()
+        .find(|p| p.key.as_deref() == Some(TORCH_NAME_SCOPES))
+        .and_then(|p| p.value.as_deref())
+        .and_then(python_strings);
+    match scopes {
+        Some(scopes) if scopes.len() >= 2 => {
+            let mut out: Vec<Cow<str>> = Vec::with_capacity(scopes.len());
+            let mut parent = "";
+            let last = scopes.len() - 1;
+            for (k, scope) in scopes.iter().enumerate().skip(1) {
+                if k == last {
+                    out.push(Cow::Owned(scope.clone()));
+                    break;
+                }
+                // Each scope extends its parent by `.segment`; show only the segment.
+                let own = scope
+                    .strip_prefix(parent)
+                    .and_then(|rest| {
+                        if parent.is_empty() {
+                            Some(rest)
+                        } else {
+                            rest.strip_prefix('.')
+                        }
+                    })
+                    .unwrap_or(scope);
+                if !own.is_empty() {
+                    out.push(Cow::Owned(own.to_string()));
+                }
+                parent = scope;
+            }
+            out
+        }
+        _ => node
+            .name()
+            .split('/')
+            .filter(|c| !c.is_empty())
+            .map(Cow::Borrowed)
+            .collect(),
+    }
+}
+
+/// The strings of a Python list literal of strings (`['a', "b\'c"]`), or `None` when
+/// the text is anything else.
+fn python_strings(text: &str) -> Option<Vec<String>> {
+    let mut chars = text.trim().chars().peekable();
+    if chars.next()? != '[' {
+        return None;
+    }
+    let mut out = Vec::new();
+    loop {
+        while chars.next_if(|c| c.is_whitespace() || *c == ',').is_some() {}
+        match chars.next()? {
+            ']' => break,
+            quote @ ('\'' | '"') => {
+                let mut s = String::new();
+                loop {
+                    match chars.next()? {
+                        '\\' => s.push(chars.next()?),
+                        c if c == quote => break,
+                        c => s.push(c),
+                    }
+                }
+                out.push(s);
+            }
+            _ => return None,
+        }
+    }
+    chars.all(char::is_whitespace).then_some(out)
 }
 
 /// Groups nodes by the path component at `depth` of their names (in order of first
@@ -480,13 +558,10 @@ fn components(name: &str) -> impl Iterator<Item = &str> {
 /// structure). Returns the entries and the depth used.
 fn partition(model: &Model, nodes: &[NodeId], mut depth: u32) -> (Vec<Entry>, u32) {
     // Each node's path components, split once.
-    let parts: Vec<Vec<&str>> = nodes
-        .iter()
-        .map(|&n| components(model.node(n).name()).collect())
-        .collect();
+    let parts: Vec<Vec<Cow<str>>> = nodes.iter().map(|&n| components(model.node(n))).collect();
     // The namespace of a node at depth `d`: its first d+1 components, if it has a
     // further one (the last component is the node's own name, not a namespace).
-    let key = |k: usize, d: u32| -> Option<&[&str]> {
+    let key = |k: usize, d: u32| -> Option<&[Cow<str>]> {
         let p = &parts[k];
         (p.len() > d as usize + 1).then(|| &p[..=d as usize])
     };
@@ -501,7 +576,7 @@ fn partition(model: &Model, nodes: &[NodeId], mut depth: u32) -> (Vec<Entry>, u3
         }
     }
     let mut entries: Vec<Entry> = Vec::new();
-    let mut index: FxMap<&[&str], usize> = FxMap::default();
+    let mut index: FxMap<&[Cow<str>], usize> = FxMap::default();
     for (k, &n) in nodes.iter().enumerate() {
         match key(k, depth) {
             None => entries.push(Entry::Node(n)),

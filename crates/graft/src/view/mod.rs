@@ -7,7 +7,8 @@
 //!   *specialized by that call*: attribute references show the call's value, or the
 //!   function's default marked as such. A control-flow node shows one group per
 //!   subgraph.
-//! - Big flat graphs get **namespace groups** from node-name paths
+//! - Big flat graphs get **namespace groups** from torch's module scopes (node
+//!   metadata `pkg.torch.onnx.name_scopes`) or else node-name paths
 //!   (`/model/layers.3/attn/MatMul`), and any group with more than [`SECTION`] children
 //!   is split into **sections** of consecutive children, so no single layout is huge.
 //! - Every group's inside is self-contained: values it reads from outside appear as
