@@ -10,7 +10,8 @@ use std::time::Duration;
 use bytes::Bytes;
 use js_sys::{Array, Uint8Array};
 use leptos::ev;
-use leptos::prelude::{set_timeout, window, window_event_listener};
+use leptos::prelude::{document, set_timeout, window, window_event_listener};
+use wasm_bindgen::closure::Closure;
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{
@@ -287,6 +288,70 @@ pub fn on_key(f: impl Fn(String) + 'static) {
 /// Calls `f` whenever the window changes size. The listener lives as long as the page.
 pub fn on_resize(f: impl Fn() + 'static) {
     window_event_listener(ev::resize, move |_| f());
+}
+
+const THEME_KEY: &str = "graft.theme";
+const DARK_QUERY: &str = "(prefers-color-scheme: dark)";
+
+/// The theme the user chose last time (`auto`, `light` or `dark`), from local storage.
+pub fn saved_theme() -> String {
+    window()
+        .local_storage()
+        .ok()
+        .flatten()
+        .and_then(|s| s.get_item(THEME_KEY).ok().flatten())
+        .filter(|t| matches!(t.as_str(), "auto" | "light" | "dark"))
+        .unwrap_or_else(|| "auto".into())
+}
+
+/// Applies and remembers a theme choice: sets `data-theme` on the root element to
+/// `light` or `dark` (`auto` follows the system setting). The style sheets key every
+/// dark colour on that attribute.
+pub fn apply_theme(choice: &str) {
+    if let Some(storage) = window().local_storage().ok().flatten() {
+        let _ = storage.set_item(THEME_KEY, choice);
+    }
+    let dark = match choice {
+        "dark" => true,
+        "light" => false,
+        _ => system_prefers_dark(),
+    };
+    if let Some(root) = document().document_element() {
+        let _ = root.set_attribute("data-theme", if dark { "dark" } else { "light" });
+    }
+}
+
+fn system_prefers_dark() -> bool {
+    window()
+        .match_media(DARK_QUERY)
+        .ok()
+        .flatten()
+        .is_some_and(|q| q.matches())
+}
+
+/// Calls `f` when the system's light/dark setting changes. Lives as long as the page.
+pub fn on_system_theme_change(f: impl Fn() + 'static) {
+    let Some(query) = window().match_media(DARK_QUERY).ok().flatten() else {
+        return;
+    };
+    let callback = Closure::<dyn Fn()>::new(f);
+    query.set_onchange(Some(callback.as_ref().unchecked_ref()));
+    callback.forget();
+}
+
+/// Runs `f` once the browser has had a turn (a zero-delay timeout): lets the page
+/// paint and take input between pieces of long work.
+pub fn soon(f: impl FnOnce() + 'static) {
+    set_timeout(f, Duration::ZERO);
+}
+
+/// How long one piece of long work may run before yielding (ms): 30, or
+/// `window.__graftWorkBudgetMs` when a test sets it.
+pub fn work_budget_ms() -> f64 {
+    js_sys::Reflect::get(&window(), &JsValue::from_str("__graftWorkBudgetMs"))
+        .ok()
+        .and_then(|v| v.as_f64())
+        .unwrap_or(30.0)
 }
 
 /// Milliseconds since the page loaded (`performance.now()`).

@@ -3,10 +3,11 @@
 //! the reactive handle the components share, and the only place that starts browser
 //! work through `platform`.
 
+use std::rc::Rc;
 use std::sync::Arc;
 
 use graft::view::svg::{self, Detail};
-use graft::view::{ItemId, ItemKind, Rect, Scene, View};
+use graft::view::{ItemId, ItemKind, Progress, Rect, Scene, Snapshot, View};
 use graft::{Diagnostic, ExportOptions, Model, Severity, Summary};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
@@ -88,12 +89,48 @@ struct Pending {
     what: String,
 }
 
+/// A change of many groups (expand all, one level more or less) being laid out in
+/// pieces, so the page stays responsive and the user can cancel.
+#[derive(Debug)]
+struct Work {
+    /// Which run this is: a piece scheduled for an earlier run does nothing.
+    run: u64,
+    what: &'static str,
+    /// The scene as it was, for Cancel.
+    before: Snapshot,
+    /// Group layouts to do, as counted by the first piece.
+    total: usize,
+    remaining: usize,
+}
+
+/// What a piece of [`Session::work_step`] left.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Step {
+    /// More pieces to do.
+    More,
+    /// Laid out and placed: the new picture is ready.
+    Finished,
+    /// The run was cancelled or its model replaced.
+    Gone,
+}
+
+/// How far a [`Work`] has come, for the progress bar.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WorkStatus {
+    pub run: u64,
+    pub what: &'static str,
+    pub done: usize,
+    pub total: usize,
+}
+
 #[derive(Debug, Default)]
 pub struct Session {
     open: Option<OpenModel>,
     error: Option<String>,
     pending: Option<Pending>,
     issued: u64,
+    work: Option<Work>,
+    runs: u64,
 }
 
 impl Session {
@@ -138,13 +175,18 @@ impl Session {
             Ok(open) => {
                 self.open = Some(open);
                 self.error = None;
+                self.work = None;
             }
             Err(message) => self.error = Some(message),
         }
     }
 
-    /// Expands or collapses a group of the graph and lays out again.
+    /// Expands or collapses a group of the graph and lays out again (one group and
+    /// its ancestors: small enough to do at once).
     pub fn toggle(&mut self, item: ItemId) -> bool {
+        if self.work.is_some() {
+            return false;
+        }
         let Some(open) = self.open.as_mut() else {
             return false;
         };
@@ -155,40 +197,119 @@ impl Session {
         changed && scene.layout(&open.model, &mut || false).is_ok()
     }
 
-    /// Expands every group (`depth` levels) or collapses all (`depth` 0).
-    pub fn expand_to_depth(&mut self, depth: usize) {
-        let Some(open) = self.open.as_mut() else {
-            return;
-        };
-        let Some(scene) = open.scene.as_mut() else {
-            return;
-        };
-        if depth == 0 {
-            scene.collapse_all();
+    /// Expands every group (`depth` levels) or collapses all (`depth` 0). The layout
+    /// is started, not finished: go on with [`Session::work_step`].
+    pub fn expand_to_depth(&mut self, depth: usize) -> Option<u64> {
+        let what = if depth == 0 {
+            "Collapsing"
         } else {
-            scene.expand_to_depth(&open.model, depth, EXPAND_LIMIT);
-        }
-        let _ = scene.layout(&open.model, &mut || false);
+            "Expanding"
+        };
+        self.start_work(what, |scene, model| {
+            if depth == 0 {
+                scene.collapse_all();
+            } else {
+                scene.expand_to_depth(model, depth, EXPAND_LIMIT);
+            }
+        })
     }
 
-    /// Opens (`deeper`) or closes one level of groups, and lays out again.
-    pub fn step_level(&mut self, deeper: bool) {
-        let Some(open) = self.open.as_mut() else {
-            return;
-        };
-        let Some(scene) = open.scene.as_mut() else {
-            return;
-        };
-        if deeper {
-            scene.expand_one_level(&open.model);
+    /// Opens (`deeper`) or closes one level of groups; continued like
+    /// [`Session::expand_to_depth`].
+    pub fn step_level(&mut self, deeper: bool) -> Option<u64> {
+        let what = if deeper {
+            "Opening a level"
         } else {
-            scene.collapse_one_level(&open.model);
+            "Closing a level"
+        };
+        self.start_work(what, |scene, model| {
+            if deeper {
+                scene.expand_one_level(model);
+            } else {
+                scene.collapse_one_level(model);
+            }
+        })
+    }
+
+    /// Applies `change` to the scene and starts laying it out. Returns the run's
+    /// number, or `None` when there is nothing to do or another run is going on.
+    fn start_work(
+        &mut self,
+        what: &'static str,
+        change: impl FnOnce(&mut Scene, &Model),
+    ) -> Option<u64> {
+        if self.work.is_some() {
+            return None;
         }
-        let _ = scene.layout(&open.model, &mut || false);
+        let open = self.open.as_mut()?;
+        let scene = open.scene.as_mut()?;
+        let before = scene.snapshot();
+        change(scene, &open.model);
+        self.runs += 1;
+        self.work = Some(Work {
+            run: self.runs,
+            what,
+            before,
+            total: 0,
+            remaining: 0,
+        });
+        Some(self.runs)
+    }
+
+    /// Lays out the next piece of run `run` until `pause` says stop.
+    pub fn work_step(&mut self, run: u64, pause: &mut dyn FnMut() -> bool) -> Step {
+        let Some(work) = self.work.as_mut().filter(|w| w.run == run) else {
+            return Step::Gone;
+        };
+        let Some((model, scene)) = self
+            .open
+            .as_mut()
+            .and_then(|o| o.scene.as_mut().map(|s| (&o.model, s)))
+        else {
+            self.work = None;
+            return Step::Gone;
+        };
+        match scene.layout_some(model, pause, &mut || false) {
+            Ok(Progress::Pending { remaining }) => {
+                work.total = work.total.max(remaining + 1);
+                work.remaining = remaining;
+                Step::More
+            }
+            Ok(Progress::Done) => {
+                self.work = None;
+                Step::Finished
+            }
+            Err(_) => {
+                self.cancel_work();
+                Step::Gone
+            }
+        }
+    }
+
+    /// Stops the running layout and puts the graph back as it was before it.
+    pub fn cancel_work(&mut self) {
+        let Some(work) = self.work.take() else {
+            return;
+        };
+        if let Some(scene) = self.open.as_mut().and_then(|o| o.scene.as_mut()) {
+            scene.restore(work.before);
+        }
+    }
+
+    pub fn work(&self) -> Option<WorkStatus> {
+        self.work.as_ref().map(|w| WorkStatus {
+            run: w.run,
+            what: w.what,
+            done: w.total.saturating_sub(w.remaining),
+            total: w.total,
+        })
     }
 
     /// Opens what is needed for `item` to be drawn; returns its box.
     pub fn reveal(&mut self, item: ItemId) -> Option<Rect> {
+        if self.work.is_some() {
+            return None;
+        }
         let open = self.open.as_mut()?;
         let scene = open.scene.as_mut()?;
         if scene.reveal(&open.model, item) {
@@ -537,6 +658,8 @@ pub struct AppState {
     pub pending: Memo<Option<String>>,
     /// The open model's functions, as `domain.name:overload`, in file order.
     pub functions: Memo<Vec<String>>,
+    /// A layout being done in pieces (expand all…), for the progress bar.
+    pub work: RwSignal<Option<WorkStatus>>,
 }
 
 impl AppState {
@@ -554,6 +677,7 @@ impl AppState {
             }),
             error: Memo::new(move |_| session.with(|s| s.error().map(str::to_string))),
             pending: Memo::new(move |_| session.with(|s| s.pending().map(str::to_string))),
+            work: RwSignal::new(None),
             functions: Memo::new(move |_| {
                 session.with(|s| {
                     s.open().map_or_else(Vec::new, |o| {
@@ -679,14 +803,63 @@ impl AppState {
         platform::publish_timing("toggle_ms", platform::now_ms() - started);
     }
 
-    /// Expands every group `depth` levels deep; 0 collapses everything.
-    pub fn expand_to_depth(self, depth: usize) {
-        self.session.update(|s| s.expand_to_depth(depth));
+    /// Expands every group `depth` levels deep; 0 collapses everything. Laid out in
+    /// pieces; `done` runs when the new picture is drawn (not after Cancel).
+    pub fn expand_to_depth(self, depth: usize, done: impl Fn() + 'static) {
+        let run = self
+            .session
+            .try_update_untracked(|s| s.expand_to_depth(depth))
+            .flatten();
+        self.drive(run, platform::now_ms(), Rc::new(done));
     }
 
-    /// Opens (`deeper`) or closes one level of groups.
+    /// Opens (`deeper`) or closes one level of groups, in pieces like
+    /// [`AppState::expand_to_depth`].
     pub fn step_level(self, deeper: bool) {
-        self.session.update(|s| s.step_level(deeper));
+        let run = self
+            .session
+            .try_update_untracked(|s| s.step_level(deeper))
+            .flatten();
+        self.drive(run, platform::now_ms(), Rc::new(|| ()));
+    }
+
+    /// Lays out one piece of run `run` (about a frame's worth), then yields to the
+    /// browser and goes on; the progress bar shows how far it is. The drawn picture
+    /// changes only at the end, so nothing is redrawn in between.
+    fn drive(self, run: Option<u64>, started: f64, done: Rc<dyn Fn()>) {
+        let Some(run) = run else {
+            return;
+        };
+        let budget = platform::work_budget_ms();
+        let deadline = platform::now_ms() + budget;
+        let step = self
+            .session
+            .try_update_untracked(|s| s.work_step(run, &mut || platform::now_ms() >= deadline))
+            .unwrap_or(Step::Gone);
+        match step {
+            Step::More => {
+                self.work.set(self.session.with_untracked(Session::work));
+                platform::soon(move || self.drive(Some(run), started, done));
+            }
+            Step::Finished => {
+                self.work.set(None);
+                // Redraw with the new placement.
+                self.session.update(|_| ());
+                platform::publish_timing("expand_ms", platform::now_ms() - started);
+                done();
+            }
+            Step::Gone => {
+                if self.work.get_untracked().is_some_and(|w| w.run == run) {
+                    self.work.set(None);
+                }
+            }
+        }
+    }
+
+    /// Cancel: the graph goes back to how it was before the running expand.
+    pub fn cancel_work(self) {
+        self.session.update(Session::cancel_work);
+        self.work.set(None);
     }
 
     pub fn reveal(self, item: ItemId) -> Option<Rect> {
@@ -793,6 +966,58 @@ mod tests {
             vec![example_file("functions_and_control_flow.onnx")],
         );
         assert_eq!(session.error(), None, "a model that opens clears the error");
+    }
+
+    #[test]
+    fn expand_all_goes_in_pieces_and_cancel_puts_the_graph_back() {
+        let mut session = Session::default();
+        open(&mut session, vec![example_file("transformer_24.onnx")]);
+        let placed = |s: &Session| {
+            let scene = s.open().and_then(|o| o.scene.as_ref()).expect("scene");
+            scene
+                .placed
+                .iter()
+                .map(|p| (p.item, p.rect.x, p.rect.y))
+                .collect::<Vec<_>>()
+        };
+        let before = placed(&session);
+
+        let run = session.expand_to_depth(usize::MAX).expect("a run starts");
+        assert_eq!(session.step_level(true), None, "one run at a time");
+        assert!(!session.toggle(0), "no toggling while a run lays out");
+        assert_eq!(session.work_step(run, &mut || true), Step::More);
+        assert_eq!(session.work_step(run, &mut || true), Step::More);
+        let status = session.work().expect("running");
+        assert_eq!(status.done, 2, "{status:?}");
+        assert!(status.total > 10, "{status:?}");
+        assert_eq!(
+            placed(&session),
+            before,
+            "the old picture stays until the end"
+        );
+        session.cancel_work();
+        assert_eq!(session.work(), None);
+        assert_eq!(placed(&session), before, "cancel puts the graph back");
+        assert_eq!(
+            session.work_step(run, &mut || true),
+            Step::Gone,
+            "a stale piece does nothing"
+        );
+
+        let run = session.expand_to_depth(usize::MAX).expect("a new run");
+        let mut pieces = 0;
+        while session.work_step(run, &mut || true) == Step::More {
+            pieces += 1;
+        }
+        assert!(pieces > 10);
+        assert!(placed(&session).len() > before.len(), "everything expanded");
+        let run = session.expand_to_depth(0).expect("collapse all");
+        assert_eq!(
+            session.work_step(run, &mut || true),
+            Step::Finished,
+            "cached: one piece"
+        );
+        assert_eq!(placed(&session).len(), before.len());
     }
 
     #[test]

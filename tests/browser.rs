@@ -467,6 +467,47 @@ fn the_page_fits_1280x720_in_light_and_dark() {
         backgrounds[0], backgrounds[1],
         "the dark theme changes the page"
     );
+
+    // The theme switch overrides the system setting (still dark here): auto, light,
+    // dark, auto again; the choice survives a reload.
+    let state = |app: &App| {
+        let v = app
+            .browser
+            .execute(
+                "return [document.documentElement.dataset.theme,
+                         getComputedStyle(document.body).backgroundColor];",
+                vec![],
+            )
+            .unwrap();
+        (
+            v[0].as_str().unwrap_or_default().to_string(),
+            v[1].as_str().unwrap_or_default().to_string(),
+        )
+    };
+    assert_eq!(state(&app), ("dark".to_string(), backgrounds[1].clone()));
+    let switch = app.wait("theme-toggle");
+    assert_eq!(app.browser.text(&switch).unwrap(), "Theme: auto");
+    app.browser.click(&switch).unwrap();
+    assert_eq!(
+        state(&app),
+        ("light".to_string(), backgrounds[0].clone()),
+        "forced light"
+    );
+    app.browser.goto(&app.url).unwrap();
+    app.wait_for_model(STARTUP_EXAMPLE);
+    assert_eq!(state(&app).0, "light", "the choice is remembered");
+    let switch = app.wait("theme-toggle");
+    app.browser.click(&switch).unwrap();
+    assert_eq!(
+        state(&app),
+        ("dark".to_string(), backgrounds[1].clone()),
+        "forced dark"
+    );
+    app.browser.set_color_scheme(false).unwrap();
+    std::thread::sleep(Duration::from_millis(200));
+    assert_eq!(state(&app).0, "dark", "a forced theme ignores the system");
+    app.browser.click(&switch).unwrap();
+    assert_eq!(state(&app).0, "light", "auto follows the system again");
 }
 
 #[test]
@@ -787,4 +828,69 @@ fn a_large_model_gets_a_minimap_that_moves_the_view() {
     let _ = app
         .browser
         .screenshot(&shots.join("graph-large-minimap.png"));
+}
+
+#[test]
+fn expand_all_shows_progress_and_cancel_puts_the_graph_back() {
+    if !e2e::enabled() {
+        return;
+    }
+    let app = App::open();
+    let url = format!("{}?model=examples/transformer_1000.onnx", app.url);
+    app.browser.goto(&url).unwrap();
+    app.wait("graph-ready");
+    let drawn = |app: &App| {
+        app.browser
+            .execute(
+                "return document.querySelector('.graph-content').innerHTML;",
+                vec![],
+            )
+            .unwrap()
+            .as_str()
+            .unwrap_or_default()
+            .to_string()
+    };
+    let before = drawn(&app);
+    assert!(!before.is_empty());
+
+    // One group per piece, so the run lasts long enough to be cancelled by hand.
+    app.browser
+        .execute("window.__graftWorkBudgetMs = 0;", vec![])
+        .unwrap();
+    app.browser.click(&app.wait("expand-all")).unwrap();
+    let progress = app.wait("work-progress");
+    let text = app.browser.text(&progress).unwrap();
+    assert!(text.starts_with("Expanding…"), "{text}");
+    app.browser.click(&app.wait("work-cancel")).unwrap();
+    wait_until(e2e::TIMEOUT, "the progress bar to go", || {
+        Ok(app.get("work-progress").is_none().then_some(()))
+    })
+    .unwrap();
+    assert_eq!(
+        drawn(&app),
+        before,
+        "cancel puts back the picture it started from"
+    );
+
+    // Left to run (default budget), expand-all finishes and draws the expanded graph.
+    app.browser
+        .execute(
+            "delete window.__graftWorkBudgetMs; window.__graftTimings = {};",
+            vec![],
+        )
+        .unwrap();
+    app.browser.click(&app.wait("expand-all")).unwrap();
+    let ms = wait_until(e2e::TIMEOUT, "expand-all to finish", || {
+        let v = app
+            .browser
+            .execute("return (window.__graftTimings || {}).expand_ms;", vec![])?;
+        Ok(v.as_f64())
+    })
+    .unwrap_or_else(|e| panic!("{e}\n{}", app.diagnosis()));
+    assert!(app.get("work-progress").is_none());
+    assert_ne!(
+        drawn(&app),
+        before,
+        "the expanded graph is drawn ({ms:.0} ms)"
+    );
 }

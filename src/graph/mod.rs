@@ -114,14 +114,8 @@ pub fn GraphPanel() -> impl IntoView {
         }
     });
 
-    let expand_all = move || {
-        state.expand_to_depth(usize::MAX);
-        fit();
-    };
-    let collapse_all = move || {
-        state.expand_to_depth(0);
-        fit();
-    };
+    let expand_all = move || state.expand_to_depth(usize::MAX, fit);
+    let collapse_all = move || state.expand_to_depth(0, fit);
     platform::on_key(move |key| match key.as_str() {
         "f" => fit(),
         "e" => expand_all(),
@@ -130,6 +124,7 @@ pub fn GraphPanel() -> impl IntoView {
         "]" => state.step_level(true),
         "[" => state.step_level(false),
         "Escape" => {
+            state.cancel_work();
             help.set(false);
             selected.set(None);
         }
@@ -283,11 +278,18 @@ pub fn GraphPanel() -> impl IntoView {
                     <span data-testid="graph-ready" hidden></span>
                 </Show>
                 <Minimap camera=camera size=size/>
+                {move || state.work.get().map(|w| view! {
+                    <div class="work" data-testid="work-progress" role="status" on:click=|e| e.stop_propagation() on:mousedown=|e| e.stop_propagation()>
+                        <span>{format!("{}… {} of {} groups laid out", w.what, w.done, w.total)}</span>
+                        <progress max=w.total value=w.done></progress>
+                        <button data-testid="work-cancel" title="Put the graph back as it was (Esc)" on:click=move |_| state.cancel_work()>"Cancel"</button>
+                    </div>
+                })}
                 <Show when=move || help.get()>
                     <div class="graph-help" data-testid="help-overlay">
                         <p><b>"Keyboard"</b></p>
                         <p>"f fit · e expand all · c collapse all · ] open a level · [ close a level · + / − zoom"</p>
-                        <p>"Enter or Space: expand/collapse the selected group · Esc: clear"</p>
+                        <p>"Enter or Space: expand/collapse the selected group · Esc: clear, or cancel a running expand"</p>
                         <p>"Mouse: drag to pan, wheel to zoom, click + / − or double-click a group"</p>
                     </div>
                 </Show>

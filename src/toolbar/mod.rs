@@ -1,9 +1,9 @@
 //! The top bar: the app's name, what is loading, and the commands that open and save a
-//! model (bundled examples, a file picker, export).
+//! model (bundled examples, a file picker, export), and the theme switch.
 
 use leptos::prelude::*;
 
-use crate::platform::PickedFiles;
+use crate::platform::{self, PickedFiles};
 use crate::state::{AppState, EXAMPLES};
 
 #[component]
@@ -15,6 +15,24 @@ pub fn Toolbar() -> impl IntoView {
         .collect_view();
     let selected_example = move || state.example.get().unwrap_or_default();
     let no_model = move || state.summary.with(Option::is_none);
+    // Auto (the system's setting), light or dark; remembered across visits.
+    let theme = RwSignal::new(platform::saved_theme());
+    platform::apply_theme(&theme.get_untracked());
+    platform::on_system_theme_change(move || platform::apply_theme(&theme.get_untracked()));
+    let next_theme = move |_| {
+        let next = match theme.get_untracked().as_str() {
+            "auto" => "light",
+            "light" => "dark",
+            _ => "auto",
+        };
+        platform::apply_theme(next);
+        theme.set(next.to_string());
+    };
+    let theme_label = move || match theme.get().as_str() {
+        "light" => "Theme: light",
+        "dark" => "Theme: dark",
+        _ => "Theme: auto",
+    };
     view! {
         <header class="toolbar">
             <div class="brand">
@@ -25,6 +43,14 @@ pub fn Toolbar() -> impl IntoView {
                 {move || state.pending.get()}
             </p>
             <div class="toolbar-actions">
+                <button
+                    class="button"
+                    data-testid="theme-toggle"
+                    title="Switch between the system's theme, light and dark"
+                    on:click=next_theme
+                >
+                    {theme_label}
+                </button>
                 <label class="select">
                     <span class="visually-hidden">"Bundled example"</span>
                     <select

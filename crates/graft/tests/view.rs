@@ -462,3 +462,53 @@ fn torch_name_scopes_make_the_namespace_groups() {
         .count();
     assert_eq!(groups, 0, "plain names without `/` make no namespaces");
 }
+
+#[test]
+fn expand_all_runs_in_pieces_and_a_snapshot_undoes_it() {
+    let model = calls_model();
+    let mut scene = Scene::new(View::of_model(&model).expect("graph"));
+    scene.layout(&model, &mut || false).unwrap();
+    let before: Vec<(ItemId, Rect)> = scene.placed.iter().map(|p| (p.item, p.rect)).collect();
+    let snapshot = scene.snapshot();
+
+    scene.expand_to_depth(&model, usize::MAX, 100_000);
+    // One group per piece: each call stops after one layout, with fewer remaining.
+    let mut remaining = Vec::new();
+    while let graft::view::Progress::Pending { remaining: r } = scene
+        .layout_some(&model, &mut || true, &mut || false)
+        .unwrap()
+    {
+        remaining.push(r);
+        // Until the last piece, the earlier placement is still what is drawn.
+        let now: Vec<(ItemId, Rect)> = scene.placed.iter().map(|p| (p.item, p.rect)).collect();
+        assert_eq!(now.len(), before.len());
+    }
+    assert!(remaining.len() >= 3, "several pieces: {remaining:?}");
+    assert!(
+        remaining.windows(2).all(|w| w[1] + 1 == w[0]),
+        "{remaining:?}"
+    );
+    let expanded = scene.placed.len();
+    assert!(expanded > before.len(), "expand-all draws more");
+    assert!(check_geometry(&scene, "expand all in pieces").is_empty());
+
+    // The same result as in one go.
+    let mut whole = Scene::new(View::of_model(&model).expect("graph"));
+    whole.expand_to_depth(&model, usize::MAX, 100_000);
+    whole.layout(&model, &mut || false).unwrap();
+    assert_eq!(whole.placed.len(), expanded);
+    assert_eq!((whole.width, whole.height), (scene.width, scene.height));
+
+    // Restoring the snapshot gives back the earlier picture exactly.
+    scene.restore(snapshot);
+    let after: Vec<(ItemId, Rect)> = scene.placed.iter().map(|p| (p.item, p.rect)).collect();
+    assert_eq!(after.len(), before.len());
+    for ((a, ra), (b, rb)) in before.iter().zip(&after) {
+        assert_eq!(a, b);
+        assert_eq!((ra.x, ra.y, ra.w, ra.h), (rb.x, rb.y, rb.w, rb.h));
+    }
+    // And the scene still works: expanding again lays out from there.
+    scene.expand_to_depth(&model, usize::MAX, 100_000);
+    scene.layout(&model, &mut || false).unwrap();
+    assert_eq!(scene.placed.len(), expanded);
+}

@@ -29,7 +29,7 @@ use crate::ir::{FunctionId, GraphId, Model, NodeId, ValueId};
 
 pub use graft_layout::{Point, Rect, Route};
 pub use label::attr_text;
-pub use scene::Scene;
+pub use scene::{Progress, Scene, Snapshot};
 
 /// More direct children than this and a group is split into sections.
 pub const SECTION: usize = 1000;

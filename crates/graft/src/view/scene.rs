@@ -6,6 +6,8 @@
 //! changed size); siblings and cousins keep theirs, so nothing else moves relative to
 //! its group.
 
+use std::sync::Arc;
+
 use graft_layout::{Edge, Graph, Layout, NodeBox, Options, Point, Rect, Route, text_width};
 
 use super::{Item, ItemId, ItemKind, View};
@@ -41,6 +43,22 @@ pub struct PlacedEdge {
     pub route: Route,
 }
 
+/// Where a [`Scene::layout_some`] stopped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Progress {
+    /// Everything is laid out and placed.
+    Done,
+    /// Paused with this many group layouts still to do.
+    Pending { remaining: usize },
+}
+
+/// A scene's expansion state and layouts, see [`Scene::snapshot`].
+#[derive(Clone, Debug)]
+pub struct Snapshot {
+    expanded: Vec<bool>,
+    cache: FxMap<ItemId, Arc<Inner>>,
+}
+
 /// The inner layout of one expanded group, relative to its content origin.
 #[derive(Debug)]
 struct Inner {
@@ -53,7 +71,7 @@ struct Inner {
 pub struct Scene {
     pub view: View,
     pub options: Options,
-    cache: FxMap<ItemId, Inner>,
+    cache: FxMap<ItemId, Arc<Inner>>,
     pub placed: Vec<Placed>,
     pub edges: Vec<PlacedEdge>,
     /// Index into `placed` by item.
@@ -183,19 +201,39 @@ impl Scene {
     }
 
     /// Lays out every visible expanded group that is not cached, then places
-    /// everything absolutely. Cancellable between group layouts.
+    /// everything absolutely. Cancellable between group layouts and inside them.
     pub fn layout(
         &mut self,
         model: &Model,
         cancel: &mut dyn FnMut() -> bool,
     ) -> Result<(), graft_layout::Cancelled> {
         self.last_layouts = 0;
+        loop {
+            if let Progress::Done = self.layout_some(model, &mut || false, cancel)? {
+                return Ok(());
+            }
+        }
+    }
+
+    /// Like [`Scene::layout`], but stops between two group layouts when `pause`
+    /// says so and reports how many groups remain; call again to go on (what is done
+    /// stays cached). The app uses it to keep the page responsive during expand-all.
+    /// Items are placed only when everything is laid out: until then the previous
+    /// placement stays drawable.
+    pub fn layout_some(
+        &mut self,
+        model: &Model,
+        pause: &mut dyn FnMut() -> bool,
+        cancel: &mut dyn FnMut() -> bool,
+    ) -> Result<Progress, graft_layout::Cancelled> {
         // Expanded groups in post-order (children before parents), iteratively.
         let mut order = Vec::new();
         let mut stack = vec![(self.view.root(), false)];
         while let Some((id, done)) = stack.pop() {
             if done {
-                order.push(id);
+                if !self.cache.contains_key(&id) {
+                    order.push(id);
+                }
                 continue;
             }
             let open = self.view.item(id).is_some_and(|i| i.is_group && i.expanded);
@@ -206,19 +244,41 @@ impl Scene {
             let children = self.view.children(model, id).to_vec();
             stack.extend(children.into_iter().map(|c| (c, false)));
         }
-        for id in order {
-            if self.cache.contains_key(&id) {
-                continue;
-            }
+        for (k, &id) in order.iter().enumerate() {
             if cancel() {
                 return Err(graft_layout::Cancelled);
             }
+            if k > 0 && pause() {
+                return Ok(Progress::Pending {
+                    remaining: order.len() - k,
+                });
+            }
             let inner = self.layout_group(model, id, cancel)?;
-            self.cache.insert(id, inner);
+            self.cache.insert(id, Arc::new(inner));
             self.last_layouts += 1;
         }
         self.place();
-        Ok(())
+        Ok(Progress::Done)
+    }
+
+    /// The expansion state and cached layouts, to return to with
+    /// [`Scene::restore`] (e.g. when an expand-all is cancelled). Cheap: layouts are
+    /// shared, not copied.
+    pub fn snapshot(&self) -> Snapshot {
+        Snapshot {
+            expanded: self.view.items.iter().map(|i| i.expanded).collect(),
+            cache: self.cache.clone(),
+        }
+    }
+
+    /// Returns to a [`Scene::snapshot`] taken of this scene: groups expanded since
+    /// are collapsed again and the earlier placement comes back.
+    pub fn restore(&mut self, snapshot: Snapshot) {
+        for (k, item) in self.view.items.iter_mut().enumerate() {
+            item.expanded = snapshot.expanded.get(k).copied().unwrap_or(false);
+        }
+        self.cache = snapshot.cache;
+        self.place();
     }
 
     fn layout_group(
