@@ -71,6 +71,7 @@ const STEPS: &[Step] = &[
         ],
     ),
     added("DepthToSpace", 11, &["mode"]),
+    rewrite("DFT", 20, dft_20, None),
     added("DequantizeLinear", 13, &["axis"]),
     added("DequantizeLinear", 21, &["block_size"]),
     added("DequantizeLinear", 23, &["output_dtype"]),
@@ -579,6 +580,20 @@ fn clip_down(ctx: &mut Ctx) -> Result<bool, ConvertError> {
     if let Some(max) = max {
         ctx.set_attr("max", AttrValue::Float(max));
     }
+    Ok(true)
+}
+
+/// DFT 20: the `axis` attribute (default 1) → a scalar input (whose default is -2).
+fn dft_20(ctx: &mut Ctx) -> Result<bool, ConvertError> {
+    let axis = match ctx.take_attr("axis")? {
+        None => 1,
+        Some(AttrValue::Int(a)) => a,
+        Some(_) => return Err(ctx.fail("attribute axis is not an int")),
+    };
+    let mut t = int64s(vec![axis]);
+    t.dims.clear();
+    let c = ctx.add_const("axis", t);
+    ctx.set_input(2, Some(c));
     Ok(true)
 }
 
