@@ -69,6 +69,10 @@ enum Command {
         /// Write the model even if fields unknown to this ONNX version must be dropped.
         #[arg(long)]
         allow_loss: bool,
+        /// Convert every default-domain node (graph, subgraphs, function bodies) to this
+        /// opset version first; exit code 1 if some node cannot be converted.
+        #[arg(long)]
+        opset: Option<i64>,
     },
 }
 
@@ -93,7 +97,8 @@ fn main() -> ExitCode {
             output,
             embed_external,
             allow_loss,
-        } => convert(&input, &output, embed_external, allow_loss),
+            opset,
+        } => convert(&input, &output, embed_external, allow_loss, opset),
     };
     if std::env::var_os("GRAFT_REPORT_PEAK_MEMORY").is_some() {
         report_peak_memory();
@@ -358,14 +363,24 @@ fn convert(
     output: &Path,
     embed_external: bool,
     allow_loss: bool,
+    opset: Option<i64>,
 ) -> Result<ExitCode, Failure> {
-    let imported = open(input)?;
+    let mut imported = open(input)?;
     for d in imported
         .diagnostics
         .iter()
         .filter(|d| d.severity >= Severity::Warning)
     {
         eprintln!("{d}");
+    }
+    if let Some(target) = opset {
+        match graft::opset::convert(&mut imported.model, target) {
+            Ok(report) => eprintln!("graft: opset {target}: {report}"),
+            Err(e) => {
+                eprintln!("graft: {}: {e}", input.display());
+                return Ok(ExitCode::from(1));
+            }
+        }
     }
     let options = ExportOptions {
         allow_loss,

@@ -270,3 +270,69 @@ fn render_draws_collapsed_and_expanded_views() {
     let bad = graft(&["render", model, "-o", "/tmp/x.svg", "--expand", "lots"]);
     assert_clean_failure(&bad, "--expand");
 }
+
+/// A model written from ONNX text with `graft parse`.
+fn model_from_text(name: &str, text: &str) -> PathBuf {
+    let txt = temp(&format!("{name}.onnxtxt"));
+    std::fs::write(&txt, text).expect("write text");
+    let onnx = temp(&format!("{name}.onnx"));
+    let out = graft(&[
+        "parse",
+        txt.to_str().unwrap_or(""),
+        "-o",
+        onnx.to_str().unwrap_or(""),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    onnx
+}
+
+#[test]
+fn convert_opset_rewrites_nodes_and_reports() {
+    let input = model_from_text(
+        "opset7",
+        "<ir_version: 7, opset_import: [\"\" : 7]>\nmain (float[2,1] x) => (float[2] y) {\n   y = Squeeze <axes = [1]> (x)\n}\n",
+    );
+    let output = temp("opset13.onnx");
+    let out = graft(&[
+        "convert",
+        input.to_str().unwrap_or(""),
+        "-o",
+        output.to_str().unwrap_or(""),
+        "--opset",
+        "13",
+    ]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(stderr.contains("Squeeze 1"), "{stderr}");
+    let printed = graft(&["print", output.to_str().unwrap_or("")]);
+    let text = String::from_utf8_lossy(&printed.stdout);
+    assert!(text.contains("\"\" : 13"), "{text}");
+    assert!(text.contains("y = Squeeze(x, y_axes)"), "{text}");
+}
+
+#[test]
+fn convert_opset_without_adapter_fails_with_exit_code_1() {
+    let input = model_from_text(
+        "groupnorm",
+        "<ir_version: 8, opset_import: [\"\" : 18]>\nmain (float[1,4,2] x, float[2] s, float[2] b) => (float[1,4,2] y) {\n   y = GroupNormalization <num_groups = 2> (x, s, b)\n}\n",
+    );
+    let output = temp("groupnorm23.onnx");
+    let _ = std::fs::remove_file(&output);
+    let out = graft(&[
+        "convert",
+        input.to_str().unwrap_or(""),
+        "-o",
+        output.to_str().unwrap_or(""),
+        "--opset",
+        "23",
+    ]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(stderr.contains("GroupNormalization"), "{stderr}");
+    assert!(!output.exists());
+}

@@ -8,6 +8,7 @@ pub mod diag;
 mod external;
 pub mod hash;
 pub mod ir;
+pub mod opset;
 pub mod schema;
 pub mod summary;
 pub mod text;
