@@ -439,3 +439,70 @@ guest (float[4] a, float[4] W = {1.0, 2.0, 3.0, 4.0}) => (float[4] b) {
     assert!(report.inputs_added.is_empty(), "{report:?}");
     assert_eq!(report.initializers_added, ["guest/W"]);
 }
+
+#[test]
+fn into_a_function_body_weights_become_constants() {
+    let mut host = model(
+        r#"<ir_version: 10, opset_import: ["": 17, "local": 1]>
+host (float[4] x) => (float[4] y) {
+  y = local.F(x)
+}
+<domain: "local", opset_import: ["": 17]>
+F (u) => (v) {
+  v = Neg(u)
+}
+"#,
+    );
+    let guest = model(
+        r#"<ir_version: 10, opset_import: ["": 17]>
+guest (float[4] a, float[4] bias = {1.0, 1.0, 1.0, 1.0}) => (float[4] b)
+  <float[4] W = {1.0, 2.0, 3.0, 4.0}>
+{
+  m = Mul(a, W)
+  b = Add(m, bias)
+}
+"#,
+    );
+    let f = host.functions[0];
+    let body = host.function(f).body;
+    let into = |bindings: &[(&str, &str)]| InlineOptions {
+        target: Some(body),
+        ..opts(bindings)
+    };
+    let err = inline_model(&mut host, &model(GUEST), &into(&[])).expect_err("unbound");
+    assert_eq!(err, InlineError::UnboundInput("a".into()));
+    let report = inline_model(&mut host, &guest, &into(&[("a", "v")])).expect("inlines");
+    assert_eq!(report.outputs_added, ["guest/b"]);
+    let text = graft::text::print_function(&host, f);
+    assert!(text.contains("F (u) => (v, \"guest/b\")"), "{text}");
+    assert!(text.contains("\"guest/W\" = Constant"), "{text}");
+    assert!(text.contains("\"guest/bias\" = Constant"), "{text}");
+    let errors: Vec<String> = graft::check::check(&host)
+        .iter()
+        .filter(|d| d.severity == graft::Severity::Error)
+        .map(|d| d.to_string())
+        .collect();
+    assert!(errors.is_empty(), "{errors:?}\n{text}");
+}
+
+#[test]
+fn a_large_model_inlines_into_itself_quickly() {
+    let n = 50_000;
+    let mut text = String::from(
+        "<ir_version: 10, opset_import: [\"\": 17]>\nbig (float[4] v0) => (float[4] out)\n  <float[4] w = {1.0, 2.0, 3.0, 4.0}>\n{\n",
+    );
+    for i in 1..n {
+        text.push_str(&format!("  v{i} = Add(v{}, w)\n", i - 1));
+    }
+    text.push_str(&format!("  out = Relu(v{})\n}}\n", n - 1));
+    let guest = model(&text);
+    let mut host = guest.clone();
+    let start = std::time::Instant::now();
+    let report = inline_model(&mut host, &guest, &opts(&[("v0", "out")])).expect("inlines");
+    let took = start.elapsed();
+    println!("inlined {n} nodes in {took:?}");
+    assert_eq!(report.nodes.len(), n);
+    assert_eq!(host.nodes.len(), 2 * n);
+    // Generous for an unoptimized build; the release figure is what matters.
+    assert!(took.as_secs() < 5, "{took:?}");
+}

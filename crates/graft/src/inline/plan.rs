@@ -150,6 +150,8 @@ struct Planner<'h, 'g, 'o> {
     /// Guest functions that clashed, by key, with their new name.
     renamed: FxMap<FunctionKey, String>,
     dims: FxMap<String, String>,
+    /// The guest main graph's weights: value -> (sparse, index in its list).
+    weights: FxMap<ValueId, (bool, usize)>,
     value_names: Fresh<'h>,
     node_names: Fresh<'h>,
     base_graph: usize,
@@ -200,6 +202,18 @@ impl<'h, 'g, 'o> Planner<'h, 'g, 'o> {
             function_map: vec![None; guest.function_arena.len()],
             renamed: FxMap::default(),
             dims: FxMap::default(),
+            weights: {
+                let g = guest.graph(guest_main);
+                let dense = g.initializers.iter().map(|i| (false, i.value));
+                let sparse = g.sparse_initializers.iter().map(|i| (true, i.value));
+                let mut weights = FxMap::default();
+                for (k, (is_sparse, v)) in dense.enumerate().chain(sparse.enumerate()) {
+                    if let Some(v) = v {
+                        weights.entry(v).or_insert((is_sparse, k));
+                    }
+                }
+                weights
+            },
             value_names: Fresh::new(taken),
             node_names: Fresh::new(node_taken),
             base_graph: host.graphs.len(),
@@ -973,12 +987,15 @@ impl<'h, 'g, 'o> Planner<'h, 'g, 'o> {
     /// The initializer (dense or sparse) of the guest main graph that defines `v`.
     fn guest_weight(&self, v: ValueId) -> Result<Option<Weight>, InlineError> {
         let g = self.guest.graph(self.guest_main);
-        if let Some(i) = g.initializers.iter().find(|i| i.value == Some(v)) {
+        let Some(&(sparse, at)) = self.weights.get(&v) else {
+            return Ok(None);
+        };
+        if let Some(i) = g.initializers.get(at).filter(|_| !sparse) {
             return Ok(Some(Weight::Dense(Box::new(
                 self.tensor(&i.tensor, Some(v))?,
             ))));
         }
-        if let Some(i) = g.sparse_initializers.iter().find(|i| i.value == Some(v)) {
+        if let Some(i) = g.sparse_initializers.get(at).filter(|_| sparse) {
             return Ok(Some(Weight::Sparse(Box::new(
                 self.sparse(&i.tensor, Some(v))?,
             ))));
@@ -1083,13 +1100,14 @@ impl<'h, 'g, 'o> Planner<'h, 'g, 'o> {
         let body_index = body_id.index() - self.base_graph;
         // Formal inputs: the guest inputs, then every weight that is not one.
         let mut formals: Vec<ValueId> = g.inputs.iter().filter_map(|vi| vi.value).collect();
+        let mut is_formal: HashSet<ValueId, FxBuild> = formals.iter().copied().collect();
         for v in g
             .initializers
             .iter()
             .filter_map(|i| i.value)
             .chain(g.sparse_initializers.iter().filter_map(|i| i.value))
         {
-            if !formals.contains(&v) {
+            if is_formal.insert(v) {
                 formals.push(v);
             }
         }
