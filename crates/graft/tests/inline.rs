@@ -312,11 +312,12 @@ guest (float[4] a) => (float[4] b) { b = c.F(a) }
 #[test]
 fn a_guest_with_a_subgraph_target_must_be_fully_bound() {
     let host_text = r#"<ir_version: 10, opset_import: ["": 17]>
-host (bool c, float[4] x) => (float[4] y) {
+host (bool c, float[4] x) => (float[4] y, float[4] late) {
   y = If(c) <
     then_branch = th () => (float[4] r) { r = Relu(x) },
     else_branch = el () => (float[4] r) { r = Neg(x) }
   >
+  late = Abs(x)
 }
 "#;
     let mut host = model(host_text);
@@ -338,6 +339,9 @@ host (bool c, float[4] x) => (float[4] y) {
     assert_eq!(err, InlineError::UnboundInput("a".into()));
     let err = inline_model(&mut host, &guest, &into(&[("a", "x")], true)).expect_err("expose");
     assert!(matches!(err, InlineError::CannotExpose(_)), "{err}");
+    // `late` is visible by scope but defined after the If: its branch cannot read it.
+    let err = inline_model(&mut host, &guest, &into(&[("a", "late")], false)).expect_err("late");
+    assert!(matches!(err, InlineError::DefinedLater { .. }), "{err}");
     // The branch sees x from the enclosing graph; names are fresh in the whole tree.
     let report = inline_model(&mut host, &guest, &into(&[("a", "x")], false)).expect("inlines");
     assert_eq!(report.outputs, [("b".to_string(), "guest/b".to_string())]);

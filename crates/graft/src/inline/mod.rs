@@ -139,6 +139,10 @@ pub enum InlineError {
         "no host value {name:?} is visible in the target graph (binding guest input {input:?})"
     )]
     HostValueNotFound { input: String, name: String },
+    #[error(
+        "host value {name:?} is defined after the node that holds the target graph (binding guest input {input:?})"
+    )]
+    DefinedLater { input: String, name: String },
     #[error("guest input {input:?} has type {guest} but host value {value:?} has type {host}")]
     TypeMismatch {
         input: String,

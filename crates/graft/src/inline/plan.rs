@@ -349,12 +349,18 @@ impl<'h, 'g, 'o> Planner<'h, 'g, 'o> {
                     known: known(),
                 });
             };
-            let Some(&(_, hv)) = visible.get(host_name.as_str()) else {
+            let Some(&(depth, hv)) = visible.get(host_name.as_str()) else {
                 return Err(InlineError::HostValueNotFound {
                     input: input.clone(),
                     name: host_name.clone(),
                 });
             };
+            if !self.defined_before_target(&chain, depth, hv) {
+                return Err(InlineError::DefinedLater {
+                    input: input.clone(),
+                    name: host_name.clone(),
+                });
+            }
             if out.insert(gv, hv).is_some() {
                 return Err(InlineError::DuplicateBinding(input.clone()));
             }
@@ -370,6 +376,32 @@ impl<'h, 'g, 'o> Planner<'h, 'g, 'o> {
             }
         }
         Ok(out)
+    }
+
+    /// Whether a value of the enclosing graph `chain[depth]` is defined before the node
+    /// that holds the target there (the guest's nodes go at the end of the target, so
+    /// every value of the target itself qualifies).
+    fn defined_before_target(&self, chain: &[GraphId], depth: usize, value: ValueId) -> bool {
+        let ValueDef::Node(def) = self.host.value(value).def else {
+            return true;
+        };
+        let (Some(&outer), Some(&inner)) = (
+            chain.get(depth),
+            depth.checked_sub(1).and_then(|d| chain.get(d)),
+        ) else {
+            return true;
+        };
+        let GraphOwner::Node(holder) = self.host.graph(inner).owner else {
+            return true;
+        };
+        let nodes = &self.host.graph(outer).nodes;
+        match (
+            nodes.iter().position(|&n| n == def),
+            nodes.iter().position(|&n| n == holder),
+        ) {
+            (Some(d), Some(h)) => d < h,
+            _ => true,
+        }
     }
 
     /// The guest output slots to expose, each with a chosen name (claimed here).
@@ -1097,7 +1129,9 @@ impl<'h, 'g, 'o> Planner<'h, 'g, 'o> {
         let Some(body_id) = self.graph_map[self.guest_main.index()] else {
             return Ok(());
         };
-        let body_index = body_id.index() - self.base_graph;
+        let Some(body_index) = body_id.index().checked_sub(self.base_graph) else {
+            return Ok(());
+        };
         // Formal inputs: the guest inputs, then every weight that is not one.
         let mut formals: Vec<ValueId> = g.inputs.iter().filter_map(|vi| vi.value).collect();
         let mut is_formal: HashSet<ValueId, FxBuild> = formals.iter().copied().collect();
