@@ -52,6 +52,7 @@ HEADER_KEYS = {
     "expect-check",
     "onnx-checker",
     "expect-inline",
+    "inline",
     "expect-specialize",
     "expect-roundtrip",
     "reference",

@@ -74,6 +74,27 @@ enum Command {
         #[arg(long)]
         opset: Option<i64>,
     },
+    /// Inline the GUEST model into HOST and write the result (ONNX text when OUT ends
+    /// in .onnxtxt or .txt, protobuf otherwise). Unbound guest inputs become host
+    /// inputs; without --expose every guest output becomes a host output.
+    Inline {
+        host: PathBuf,
+        guest: PathBuf,
+        #[arg(short, long)]
+        output: PathBuf,
+        /// GUEST_INPUT=HOST_VALUE: read a host value where the guest reads its input.
+        #[arg(long, value_name = "GUEST_INPUT=HOST_VALUE")]
+        bind: Vec<String>,
+        /// GUEST_OUTPUT or GUEST_OUTPUT=NAME: make a guest output a host output.
+        #[arg(long, value_name = "GUEST_OUTPUT[=NAME]")]
+        expose: Vec<String>,
+        /// Prefix of the new names (default: the guest graph's name).
+        #[arg(long)]
+        prefix: Option<String>,
+        /// Import the guest as the local function DOMAIN.NAME and call it once.
+        #[arg(long, value_name = "DOMAIN.NAME")]
+        as_function: Option<String>,
+    },
 }
 
 /// A failure to report on one line, with its exit code.
@@ -99,6 +120,23 @@ fn main() -> ExitCode {
             allow_loss,
             opset,
         } => convert(&input, &output, embed_external, allow_loss, opset),
+        Command::Inline {
+            host,
+            guest,
+            output,
+            bind,
+            expose,
+            prefix,
+            as_function,
+        } => inline(
+            &host,
+            &guest,
+            &output,
+            &bind,
+            &expose,
+            prefix,
+            as_function.as_deref(),
+        ),
     };
     if std::env::var_os("GRAFT_REPORT_PEAK_MEMORY").is_some() {
         report_peak_memory();
@@ -402,6 +440,96 @@ fn convert(
             }
         }
     }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Whether a path names ONNX text rather than protobuf.
+fn is_text(path: &Path) -> bool {
+    path.extension()
+        .is_some_and(|e| e == "onnxtxt" || e == "txt")
+}
+
+/// Reads a model from protobuf, or from ONNX text when the name says so.
+fn open_any(path: &Path) -> Result<graft::Model, Failure> {
+    if !is_text(path) {
+        return open(path).map(|imported| imported.model);
+    }
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| Failure(format!("cannot read {}: {e}", path.display())))?;
+    let mut model = graft::text::parse_model(&text)
+        .map_err(|e| {
+            let first = e.to_string().lines().next().unwrap_or("").to_string();
+            Failure(format!("{}:{first}", path.display()))
+        })?
+        .model;
+    let dir = path.parent().unwrap_or(Path::new("."));
+    for location in model.external_locations() {
+        if let Ok(data) = std::fs::read(dir.join(&location)) {
+            model.attach_external(location, Bytes::from(data));
+        }
+    }
+    Ok(model)
+}
+
+fn inline(
+    host_path: &Path,
+    guest_path: &Path,
+    output: &Path,
+    bind: &[String],
+    expose: &[String],
+    prefix: Option<String>,
+    as_function: Option<&str>,
+) -> Result<ExitCode, Failure> {
+    use graft::inline::{InlineOptions, Mode};
+    let mut bindings = Vec::with_capacity(bind.len());
+    for b in bind {
+        let (input, value) = b
+            .split_once('=')
+            .ok_or_else(|| Failure(format!("--bind takes GUEST_INPUT=HOST_VALUE, not {b:?}")))?;
+        bindings.push((input.to_string(), value.to_string()));
+    }
+    let expose: Vec<(String, Option<String>)> = expose
+        .iter()
+        .map(|e| match e.split_once('=') {
+            Some((out, name)) => (out.to_string(), Some(name.to_string())),
+            None => (e.clone(), None),
+        })
+        .collect();
+    let mode = match as_function {
+        None => Mode::Nodes,
+        Some(spec) => {
+            let (domain, name) = spec
+                .rsplit_once('.')
+                .ok_or_else(|| Failure(format!("--as-function takes DOMAIN.NAME, not {spec:?}")))?;
+            Mode::Function {
+                domain: domain.to_string(),
+                name: name.to_string(),
+            }
+        }
+    };
+    let mut host = open_any(host_path)?;
+    let guest = open_any(guest_path)?;
+    let options = InlineOptions {
+        bindings,
+        expose_all: expose.is_empty(),
+        expose,
+        prefix,
+        target: None,
+        mode,
+        domain_versions: Vec::new(),
+    };
+    if let Err(e) = graft::inline::inline_model(&mut host, &guest, &options) {
+        eprintln!("graft: cannot inline {}: {e}", guest_path.display());
+        return Ok(ExitCode::from(1));
+    }
+    let bytes = if is_text(output) {
+        graft::text::print_model(&host).into_bytes()
+    } else {
+        graft::export(&host, &ExportOptions::default())
+            .map_err(|e| Failure(format!("{}: {e}", output.display())))?
+    };
+    std::fs::write(output, bytes)
+        .map_err(|e| Failure(format!("cannot write {}: {e}", output.display())))?;
     Ok(ExitCode::SUCCESS)
 }
 

@@ -336,3 +336,88 @@ fn convert_opset_without_adapter_fails_with_exit_code_1() {
     assert!(stderr.contains("GroupNormalization"), "{stderr}");
     assert!(!output.exists());
 }
+
+#[test]
+fn inline_binds_exposes_and_fails_cleanly() {
+    let host = temp("inline-host.onnxtxt");
+    std::fs::write(
+        &host,
+        "<ir_version: 10, opset_import: [\"\": 17]>\nhost (float[4] x) => (float[4] y) {\n  t = Relu(x)\n  y = Neg(t)\n}\n",
+    )
+    .expect("write host");
+    let guest = temp("inline-guest.onnxtxt");
+    std::fs::write(
+        &guest,
+        "<ir_version: 10, opset_import: [\"\": 17]>\nguest (float[4] a, float[4] c) => (float[4] b) {\n  t = Add(a, c)\n  b = Abs(t)\n}\n",
+    )
+    .expect("write guest");
+    let s = |p: &Path| p.to_str().unwrap_or("").to_string();
+    // Text out; c is unbound and becomes a host input; b is exposed under a name.
+    let out_text = temp("inline-out.onnxtxt");
+    let out = graft(&[
+        "inline",
+        &s(&host),
+        &s(&guest),
+        "-o",
+        &s(&out_text),
+        "--bind",
+        "a=t",
+        "--expose",
+        "b=z",
+        "--prefix",
+        "g",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = std::fs::read_to_string(&out_text).expect("output written");
+    assert!(
+        text.contains("float[4] \"g/c\") => (float[4] y, float[4] z)"),
+        "{text}"
+    );
+    assert!(text.contains("\"g/t\" = Add(t, \"g/c\")"), "{text}");
+    // Protobuf out, as a function: the result checks clean.
+    let out_onnx = temp("inline-out.onnx");
+    let out = graft(&[
+        "inline",
+        &s(&host),
+        &s(&guest),
+        "-o",
+        &s(&out_onnx),
+        "--bind",
+        "a=x",
+        "--bind",
+        "c=t",
+        "--as-function",
+        "lib.Guest",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let out = graft(&["check", &s(&out_onnx)]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    // An error: one line, exit code 1, nothing written.
+    let nothing = temp("inline-nothing.onnx");
+    let out = graft(&[
+        "inline",
+        &s(&host),
+        &s(&guest),
+        "-o",
+        &s(&nothing),
+        "--bind",
+        "a=nope",
+    ]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(stderr.contains("\"nope\""), "{stderr}");
+    assert!(!nothing.exists());
+}

@@ -1,0 +1,185 @@
+//! Inlining an external model (the guest) into a model (the host), semantics.md §4.
+//!
+//! [`inline_model`] validates everything first and only then touches the host: on an
+//! error the host is exactly as it was. It never clones the host: the guest's graphs,
+//! nodes, values and functions are staged with the ids they will have at the end of
+//! the host's arenas, then appended. Tensor payloads (`raw_data`) are `Bytes`
+//! handles; external data is sliced out of the guest's attached file, never copied.
+//!
+//! Two modes:
+//!
+//! - [`Mode::Nodes`]: the guest's main graph is copied into the target graph (its
+//!   nodes appended at the end of the target's node list, so every host value is
+//!   defined before them). Every guest value of the main graph and its subgraphs, at
+//!   any depth, is renamed `<prefix>/<name>` (then `_2`, `_3`... until free), checked
+//!   against every value name of the target's whole scope tree (the outermost graph
+//!   of the target and everything nested in it) and the names made so far, so guest
+//!   shadowing (a subgraph input reusing an outer name) disappears. References are
+//!   ids, so uses at any depth follow. Node names become `<prefix>/<name>`, unique
+//!   among the host's node names; unnamed nodes stay unnamed.
+//! - [`Mode::Function`]: the guest's main graph becomes one model-local function with a
+//!   free id and the guest's own `opset_import`; its value names stay as they are (a
+//!   body is its own scope). Guest initializers become renamed host initializers passed
+//!   to extra trailing formal inputs (weights stay initializers, never Constants); one
+//!   call node goes into the target. The host imports the function's domain (version
+//!   1). A function output that is an input, or an output listed twice, goes through an
+//!   `Identity` inside the body.
+//!
+//! Inputs: a bound guest input reads the host value at every use; the types are
+//! checked first (element type, rank, fixed dims; unknown and symbolic parts are
+//! compatible). An unbound guest input becomes a new host graph input
+//! `<prefix>/<name>`, with its same-named initializer as default (IR >= 4). In an IR
+//! <= 3 guest an input with an initializer is a weight: a plain initializer. An unused
+//! guest input left unbound still becomes a graph input (the guest's signature is kept
+//! whole; bind it to drop it).
+//!
+//! Outputs: every guest output maps to a host value ([`InlineReport::outputs`]). An
+//! exposed output becomes a host graph output, named `<prefix>/<name>` or as asked; a
+//! pass-through (output that is an input), an initializer, an output listed twice, or
+//! a value already exposed goes through an `Identity`.
+//!
+//! Targets: the main graph; a function body (initializers become `Constant` nodes,
+//! unbound inputs without default are an error, exposing appends function outputs); a
+//! subgraph of If/Loop/Scan (the op fixes its arity: unbound inputs without default and
+//! exposing are errors; initializers are fine).
+//!
+//! Model-level merging:
+//!
+//! - Opsets: `ai.onnx` is written `""` and each domain has one entry; a domain the host
+//!   lacks is added; a different version of a non-default domain is an error unless
+//!   [`InlineOptions::domain_versions`] picks one. A different default-domain version
+//!   is an error for now ([`InlineError::OpsetMismatch`], from
+//!   `reconcile_default_opset`), until the opset converter is wired in. Inlining into
+//!   a function body also extends that function's `opset_import`.
+//! - IR version: the higher of the two, at least 10 when any function has an overload.
+//! - Functions: a guest function whose printed text equals the host function with the
+//!   same id (and whose guest callees are deduplicated too) is deduplicated; a
+//!   different one gets a fresh name (`F_2`, valid at every IR version, unlike an
+//!   overload), and every call to it in the guest (main graph, subgraphs, other
+//!   functions) is rewritten.
+//! - Symbolic dims of the guest become `<prefix>_<dim>` (made an identifier, fresh
+//!   among the host's dims) so they never unify with the host's.
+//! - Guest model metadata: keys the host lacks are added, a key with a different value
+//!   is added as `<prefix>/<key>`, and the model doc string as `<prefix>/doc_string`
+//!   (the main graph's metadata and doc string likewise go to the target graph). In
+//!   function mode they become the function's doc string and metadata. Producer
+//!   fields, training info and device configurations of the guest are not brought
+//!   along.
+
+mod names;
+mod plan;
+mod types;
+
+use crate::ir::{FunctionKey, GraphId, Model, NodeId};
+
+/// How the guest lands in the host.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum Mode {
+    /// The guest's nodes are copied into the target graph.
+    #[default]
+    Nodes,
+    /// The guest becomes a local function `domain.name` and one call node.
+    Function { domain: String, name: String },
+}
+
+/// What to inline and how.
+#[derive(Clone, Debug, Default)]
+pub struct InlineOptions {
+    /// Guest input name -> name of a host value visible in the target graph.
+    pub bindings: Vec<(String, String)>,
+    /// Guest outputs to make host graph outputs, each with an optional name.
+    pub expose: Vec<(String, Option<String>)>,
+    /// Make every guest output a host graph output (in order).
+    pub expose_all: bool,
+    /// Prefix of the new names; default: the guest graph's name, else `guest`.
+    pub prefix: Option<String>,
+    /// Graph to inline into; `None` is the main graph.
+    pub target: Option<GraphId>,
+    pub mode: Mode,
+    /// The user's pick of version for a non-default domain both models import.
+    pub domain_versions: Vec<(String, i64)>,
+}
+
+/// What inlining added, for highlighting and reporting.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct InlineReport {
+    /// Nodes added to the target graph (not counting nodes inside their subgraphs).
+    pub nodes: Vec<NodeId>,
+    /// Each guest output (in order) with the name of the host value it became.
+    pub outputs: Vec<(String, String)>,
+    /// New graph inputs (or function inputs), by name.
+    pub inputs_added: Vec<String>,
+    /// New graph outputs (or function outputs), by name.
+    pub outputs_added: Vec<String>,
+    /// New initializers (dense and sparse), by name.
+    pub initializers_added: Vec<String>,
+    /// Guest functions added to the host, with their final ids.
+    pub functions_added: Vec<FunctionKey>,
+    /// Guest functions that clashed with a different host function: old id, new id.
+    pub functions_renamed: Vec<(FunctionKey, FunctionKey)>,
+    /// Guest functions identical to the host's and not added again.
+    pub functions_deduplicated: Vec<FunctionKey>,
+    /// Guest symbolic dims: old name, new name.
+    pub dims_renamed: Vec<(String, String)>,
+    /// In function mode, the function the guest became.
+    pub function: Option<FunctionKey>,
+}
+
+#[derive(Clone, Debug, thiserror::Error, PartialEq, Eq)]
+pub enum InlineError {
+    #[error("the {0} model has no main graph")]
+    NoGraph(&'static str),
+    #[error("the guest has no input {name:?} (its inputs: {known})")]
+    UnknownGuestInput { name: String, known: String },
+    #[error("the guest has no output {name:?} (its outputs: {known})")]
+    UnknownGuestOutput { name: String, known: String },
+    #[error("guest input {0:?} is bound twice")]
+    DuplicateBinding(String),
+    #[error(
+        "no host value {name:?} is visible in the target graph (binding guest input {input:?})"
+    )]
+    HostValueNotFound { input: String, name: String },
+    #[error(
+        "host value {name:?} is defined after the node that holds the target graph (binding guest input {input:?})"
+    )]
+    DefinedLater { input: String, name: String },
+    #[error("guest input {input:?} has type {guest} but host value {value:?} has type {host}")]
+    TypeMismatch {
+        input: String,
+        value: String,
+        guest: String,
+        host: String,
+    },
+    #[error(
+        "the guest imports the default domain at version {guest} and the host at {host}; converting between opset versions is not available yet"
+    )]
+    OpsetMismatch { guest: i64, host: i64 },
+    #[error(
+        "domain {domain:?} is imported at version {host} by the host and {guest} by the guest; pick one"
+    )]
+    DomainConflict {
+        domain: String,
+        host: i64,
+        guest: i64,
+    },
+    #[error("guest tensor {tensor:?} lives in external data that is not available: {reason}")]
+    MissingExternalData { tensor: String, reason: String },
+    #[error("cannot inline into this graph: {0}")]
+    UnsupportedTarget(String),
+    #[error("guest input {0:?} must be bound: the target graph cannot take new inputs")]
+    UnboundInput(String),
+    #[error("the target graph cannot take new outputs (exposing {0:?})")]
+    CannotExpose(String),
+    #[error("the name {0:?} is already used in the target scope")]
+    NameTaken(String),
+}
+
+/// Inlines `guest` into `host` as `opts` says. On error the host is unchanged.
+pub fn inline_model(
+    host: &mut Model,
+    guest: &Model,
+    opts: &InlineOptions,
+) -> Result<InlineReport, InlineError> {
+    let staged = plan::plan(host, guest, opts)?;
+    Ok(staged.apply(host))
+}

@@ -1,0 +1,512 @@
+//! Inlining an external model (semantics.md §4) over the acceptance fixtures 1-30.
+//!
+//! Each fixture's host section has one or more `# inline:` lines; each line is one run
+//! on a fresh copy of the host: steps separated by ` ; ` are applied one after the
+//! other, each step made of words:
+//!
+//! - `guest LABEL` (the section to inline; default `guest`), `bind A=H`, `expose O` or
+//!   `expose O=NAME` (none: every output is exposed, as the CLI does), `prefix P`,
+//!   `function DOMAIN.NAME` (function mode), `domain D=V` (pick a version), `nodata`
+//!   (do not attach the guest's external data).
+//!
+//! The result is the printed host, compared with `tests/inline/NN[-k].expected.onnxtxt`
+//! (`UPDATE_EXPECT=1` rewrites them), or `error: MESSAGE` when inlining fails, and then
+//! the host must print exactly as before. Every successful result passes the checker
+//! without errors and survives export then import.
+
+mod support;
+
+use std::path::{Path, PathBuf};
+
+use bytes::Bytes;
+use graft::Model;
+use graft::inline::{InlineError, InlineOptions, InlineReport, Mode, inline_model};
+use support::{Section, apply_edit, case_number, fixtures, sections};
+
+fn parse_section(case: &str, section: &Section) -> Result<Model, String> {
+    let mut model = graft::text::parse_model(&section.text)
+        .map_err(|e| e.to_string())?
+        .model;
+    if !section.needs_edit.is_empty() {
+        apply_edit(case, &section.label, &mut model)?;
+    }
+    // `# external-data: FILE float32 = v, ...`: the bytes of the data file.
+    for line in section.text.lines() {
+        if let Some(rest) = line.strip_prefix("# external-data:") {
+            let (head, values) = rest.split_once('=').ok_or("bad external-data line")?;
+            let file = head.split_whitespace().next().ok_or("no file")?;
+            let mut bytes = Vec::new();
+            for v in values.split(',') {
+                let v: f32 = v.trim().parse().map_err(|_| format!("bad value {v:?}"))?;
+                bytes.extend_from_slice(&v.to_le_bytes());
+            }
+            model.attach_external(file, Bytes::from(bytes));
+        }
+    }
+    Ok(model)
+}
+
+/// One step of an `# inline:` line.
+struct Step {
+    guest: String,
+    opts: InlineOptions,
+    no_data: bool,
+}
+
+fn read_step(text: &str) -> Result<Step, String> {
+    let mut step = Step {
+        guest: "guest".into(),
+        opts: InlineOptions::default(),
+        no_data: false,
+    };
+    let mut words = text.split_whitespace();
+    while let Some(word) = words.next() {
+        let mut arg = || words.next().ok_or(format!("{word} needs a value"));
+        match word {
+            "guest" => step.guest = arg()?.to_string(),
+            "bind" => {
+                let (a, h) = arg()?.split_once('=').ok_or("bind A=H")?;
+                step.opts.bindings.push((a.into(), h.into()));
+            }
+            "expose" => {
+                let a = arg()?;
+                step.opts.expose.push(match a.split_once('=') {
+                    Some((o, n)) => (o.into(), Some(n.into())),
+                    None => (a.into(), None),
+                });
+            }
+            "prefix" => step.opts.prefix = Some(arg()?.into()),
+            "function" => {
+                let (domain, name) = arg()?.rsplit_once('.').ok_or("function D.N")?;
+                step.opts.mode = Mode::Function {
+                    domain: domain.into(),
+                    name: name.into(),
+                };
+            }
+            "domain" => {
+                let (d, v) = arg()?.split_once('=').ok_or("domain D=V")?;
+                let v = v.parse().map_err(|_| format!("bad version {v}"))?;
+                step.opts.domain_versions.push((d.into(), v));
+            }
+            "nodata" => step.no_data = true,
+            other => return Err(format!("unknown word {other:?}")),
+        }
+    }
+    step.opts.expose_all = step.opts.expose.is_empty();
+    Ok(step)
+}
+
+/// Runs one `# inline:` line; the printed result or `error: ...`.
+fn run(case: &str, parts: &[Section], line: &str) -> Result<String, String> {
+    let host_section = parts.first().ok_or("no host")?;
+    let mut host = parse_section(case, host_section)?;
+    for step_text in line.split(" ; ") {
+        let step = read_step(step_text)?;
+        let section = parts
+            .iter()
+            .find(|s| s.label == step.guest)
+            .ok_or(format!("no section {}", step.guest))?;
+        let mut guest = parse_section(case, section)?;
+        if step.no_data {
+            guest.external_files.clear();
+        }
+        let before = graft::text::print_model(&host);
+        match inline_model(&mut host, &guest, &step.opts) {
+            Ok(report) => verify(&host, &report)?,
+            Err(e) => {
+                if graft::text::print_model(&host) != before {
+                    return Err(format!("the host changed although inlining failed: {e}"));
+                }
+                return Ok(format!("error: {e}\n"));
+            }
+        }
+    }
+    Ok(graft::text::print_model(&host))
+}
+
+/// A successful result: no checker error, a round trip through protobuf, a report that
+/// names what is there.
+fn verify(host: &Model, report: &InlineReport) -> Result<(), String> {
+    let errors: Vec<String> = graft::check::check(host)
+        .iter()
+        .filter(|d| d.severity == graft::Severity::Error)
+        .map(|d| d.to_string())
+        .collect();
+    if !errors.is_empty() {
+        return Err(format!(
+            "checker errors:\n{}\n{}",
+            errors.join("\n"),
+            graft::text::print_model(host)
+        ));
+    }
+    let bytes = graft::export(host, &graft::ExportOptions::default()).map_err(|e| e.to_string())?;
+    let back = graft::import(Bytes::from(bytes)).map_err(|e| e.to_string())?;
+    let (a, b) = (
+        graft::text::print_model(host),
+        graft::text::print_model(&back.model),
+    );
+    if a != b {
+        return Err(format!("export/import changed the model:\n{a}\n----\n{b}"));
+    }
+    let main = host.graph.ok_or("no graph")?;
+    for &n in &report.nodes {
+        if !host.graph(main).nodes.contains(&n) && host.nodes.get(n).is_none() {
+            return Err(format!("report names node {n:?}, which is not there"));
+        }
+    }
+    Ok(())
+}
+
+fn expected_path(nn: &str, k: usize) -> PathBuf {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/inline");
+    if k == 1 {
+        dir.join(format!("{nn}.expected.onnxtxt"))
+    } else {
+        dir.join(format!("{nn}-{k}.expected.onnxtxt"))
+    }
+}
+
+#[test]
+fn fixtures_inline_as_expected() {
+    let update = std::env::var_os("UPDATE_EXPECT").is_some();
+    let mut failures = Vec::new();
+    let mut runs = 0;
+    for path in fixtures() {
+        let nn = case_number(&path);
+        if nn.parse::<u32>().map_or(true, |n| n > 30) {
+            continue;
+        }
+        let src = std::fs::read_to_string(&path).expect("fixture is UTF-8");
+        let parts = sections(&src);
+        let lines: Vec<&str> = src
+            .lines()
+            .filter_map(|l| l.strip_prefix("# inline:"))
+            .map(str::trim)
+            .collect();
+        if lines.is_empty() {
+            failures.push(format!("{nn}: no `# inline:` line"));
+        }
+        for (i, line) in lines.iter().enumerate() {
+            runs += 1;
+            let file = expected_path(&nn, i + 1);
+            let got = match run(&nn, &parts, line) {
+                Ok(text) => text,
+                Err(e) => {
+                    failures.push(format!("{nn} [{line}]: {e}"));
+                    continue;
+                }
+            };
+            if update {
+                if let Some(dir) = file.parent() {
+                    std::fs::create_dir_all(dir).expect("create tests/inline");
+                }
+                std::fs::write(&file, &got).expect("write expectation");
+                continue;
+            }
+            let want = std::fs::read_to_string(&file).unwrap_or_default();
+            if want != got {
+                failures.push(format!(
+                    "{nn} [{line}]: differs from {}\n--- got ---\n{got}",
+                    file.display()
+                ));
+            }
+        }
+    }
+    println!("inline: {runs} runs");
+    assert!(failures.is_empty(), "\n{}", failures.join("\n\n"));
+}
+
+fn model(text: &str) -> Model {
+    graft::text::parse_model(text).expect("parses").model
+}
+
+const HOST: &str = r#"<ir_version: 10, opset_import: ["": 17]>
+host (float[4] x) => (float[4] y) {
+  t = Relu(x)
+  y = Neg(t)
+}
+"#;
+
+const GUEST: &str = r#"<ir_version: 10, opset_import: ["": 17]>
+guest (float[4] a) => (float[4] b) {
+  t = Sigmoid(a)
+  b = Abs(t)
+}
+"#;
+
+fn opts(bindings: &[(&str, &str)]) -> InlineOptions {
+    InlineOptions {
+        bindings: bindings
+            .iter()
+            .map(|(a, b)| (a.to_string(), b.to_string()))
+            .collect(),
+        expose_all: true,
+        ..InlineOptions::default()
+    }
+}
+
+#[test]
+fn errors_leave_the_host_unchanged() {
+    let guest = model(GUEST);
+    let custom = model(
+        r#"<ir_version: 10, opset_import: ["": 17, "c": 2]>
+guest (float[4] a) => (float[4] b) { b = c.F(a) }
+"#,
+    );
+    let other_opset = model(&GUEST.replace(r#""": 17"#, r#""": 13"#));
+    let host_text = HOST.replace(r#""": 17]"#, r#""": 17, "c": 1]"#);
+    type Case<'a> = (&'a Model, InlineOptions, fn(&InlineError) -> bool);
+    let cases: Vec<Case> = vec![
+        (&guest, opts(&[("nope", "x")]), |e| {
+            matches!(e, InlineError::UnknownGuestInput { .. })
+        }),
+        (&guest, opts(&[("a", "nope")]), |e| {
+            matches!(e, InlineError::HostValueNotFound { .. })
+        }),
+        (&guest, opts(&[("a", "x"), ("a", "t")]), |e| {
+            matches!(e, InlineError::DuplicateBinding(_))
+        }),
+        (
+            &guest,
+            InlineOptions {
+                expose: vec![("zz".into(), None)],
+                ..opts(&[])
+            },
+            |e| matches!(e, InlineError::UnknownGuestOutput { .. }),
+        ),
+        (
+            &guest,
+            InlineOptions {
+                expose: vec![("b".into(), Some("y".into()))],
+                ..opts(&[])
+            },
+            |e| matches!(e, InlineError::NameTaken(_)),
+        ),
+        (&custom, opts(&[]), |e| {
+            matches!(e, InlineError::DomainConflict { .. })
+        }),
+        (&other_opset, opts(&[]), |e| {
+            matches!(
+                e,
+                InlineError::OpsetMismatch {
+                    guest: 13,
+                    host: 17
+                }
+            )
+        }),
+    ];
+    for (guest, o, is_expected) in cases {
+        let mut host = model(&host_text);
+        let before = graft::text::print_model(&host);
+        let (nodes, values, graphs) = (host.nodes.len(), host.values.len(), host.graphs.len());
+        let err = inline_model(&mut host, guest, &o).expect_err("fails");
+        assert!(is_expected(&err), "unexpected error {err}");
+        assert_eq!(graft::text::print_model(&host), before);
+        assert_eq!(
+            (host.nodes.len(), host.values.len(), host.graphs.len()),
+            (nodes, values, graphs)
+        );
+    }
+}
+
+#[test]
+fn a_guest_with_a_subgraph_target_must_be_fully_bound() {
+    let host_text = r#"<ir_version: 10, opset_import: ["": 17]>
+host (bool c, float[4] x) => (float[4] y, float[4] late) {
+  y = If(c) <
+    then_branch = th () => (float[4] r) { r = Relu(x) },
+    else_branch = el () => (float[4] r) { r = Neg(x) }
+  >
+  late = Abs(x)
+}
+"#;
+    let mut host = model(host_text);
+    let guest = model(GUEST);
+    let main = host.graph.expect("graph");
+    let if_node = host.graph(main).nodes[0];
+    let then_g = host
+        .graphs
+        .iter()
+        .find(|(_, g)| g.owner == graft::ir::GraphOwner::Node(if_node))
+        .map(|(id, _)| id)
+        .expect("branch");
+    let into = |bindings: &[(&str, &str)], expose_all: bool| InlineOptions {
+        target: Some(then_g),
+        expose_all,
+        ..opts(bindings)
+    };
+    let err = inline_model(&mut host, &guest, &into(&[], false)).expect_err("unbound");
+    assert_eq!(err, InlineError::UnboundInput("a".into()));
+    let err = inline_model(&mut host, &guest, &into(&[("a", "x")], true)).expect_err("expose");
+    assert!(matches!(err, InlineError::CannotExpose(_)), "{err}");
+    // `late` is visible by scope but defined after the If: its branch cannot read it.
+    let err = inline_model(&mut host, &guest, &into(&[("a", "late")], false)).expect_err("late");
+    assert!(matches!(err, InlineError::DefinedLater { .. }), "{err}");
+    // The branch sees x from the enclosing graph; names are fresh in the whole tree.
+    let report = inline_model(&mut host, &guest, &into(&[("a", "x")], false)).expect("inlines");
+    assert_eq!(report.outputs, [("b".to_string(), "guest/b".to_string())]);
+    let text = graft::text::print_model(&host);
+    assert!(text.contains("\"guest/t\" = Sigmoid(x)"), "{text}");
+    let errors: Vec<String> = graft::check::check(&host)
+        .iter()
+        .filter(|d| d.severity == graft::Severity::Error)
+        .map(|d| d.to_string())
+        .collect();
+    assert!(errors.is_empty(), "{errors:?}");
+}
+
+#[test]
+fn names_are_fresh_in_nested_subgraphs_too() {
+    // The host already uses `guest/t` inside a branch: the guest's t must not reuse it.
+    let host_text = r#"<ir_version: 10, opset_import: ["": 17]>
+host (bool c, float[4] x) => (float[4] y) {
+  y = If(c) <
+    then_branch = th () => (float[4] r) { "guest/t" = Relu(x)  r = Neg("guest/t") },
+    else_branch = el () => (float[4] r) { r = Neg(x) }
+  >
+}
+"#;
+    let mut host = model(host_text);
+    let report = inline_model(&mut host, &model(GUEST), &opts(&[("a", "x")])).expect("inlines");
+    assert_eq!(report.outputs, [("b".to_string(), "guest/b".to_string())]);
+    let text = graft::text::print_model(&host);
+    assert!(text.contains("\"guest/t_2\" = Sigmoid(x)"), "{text}");
+}
+
+#[test]
+fn inlining_twice_gives_distinct_names() {
+    let mut host = model(HOST);
+    let guest = model(GUEST);
+    let first = inline_model(&mut host, &guest, &opts(&[("a", "x")])).expect("first");
+    let second = inline_model(&mut host, &guest, &opts(&[("a", "guest/b")])).expect("second");
+    assert_eq!(first.outputs[0].1, "guest/b");
+    assert_eq!(second.outputs[0].1, "guest/b_2");
+    let text = graft::text::print_model(&host);
+    assert!(
+        text.contains("\"guest/t_2\" = Sigmoid(\"guest/b\")"),
+        "{text}"
+    );
+}
+
+#[test]
+fn function_mode_makes_one_call_and_keeps_weights_as_initializers() {
+    let mut host = model(HOST);
+    let guest = model(
+        r#"<ir_version: 10, opset_import: ["": 17]>
+guest (float[4] a) => (float[4] b, float[4] a2)
+  <float[4] W = {1.0, 2.0, 3.0, 4.0}>
+{
+  b = Mul(a, W)
+  a2 = Identity(a)
+}
+"#,
+    );
+    let o = InlineOptions {
+        mode: Mode::Function {
+            domain: "lib".into(),
+            name: "Scale".into(),
+        },
+        ..opts(&[("a", "t")])
+    };
+    let report = inline_model(&mut host, &guest, &o).expect("inlines");
+    assert_eq!(
+        report.function.as_ref().map(|k| k.to_string()).as_deref(),
+        Some("lib.Scale")
+    );
+    assert_eq!(report.initializers_added, ["guest/W"]);
+    let text = graft::text::print_model(&host);
+    assert!(text.contains("lib.Scale(t, \"guest/W\")"), "{text}");
+    assert!(text.contains("Scale (a, W) => (b, a2)"), "{text}");
+    assert!(
+        graft::check::check(&host)
+            .iter()
+            .all(|d| d.severity != graft::Severity::Error),
+        "{text}"
+    );
+    // Again: the function name is taken, so the second gets a fresh one.
+    let report = inline_model(&mut host, &guest, &o).expect("inlines again");
+    assert_eq!(report.function.map(|k| k.name).as_deref(), Some("Scale_2"));
+}
+
+#[test]
+fn ir3_weights_become_initializers() {
+    // Case 13 at the host's opset (the fixture itself waits for the converter).
+    let mut host = model(HOST);
+    let guest = model(
+        r#"<ir_version: 3, opset_import: ["": 17]>
+guest (float[4] a, float[4] W = {1.0, 2.0, 3.0, 4.0}) => (float[4] b) {
+  b = Mul(a, W)
+}
+"#,
+    );
+    let report = inline_model(&mut host, &guest, &opts(&[("a", "x")])).expect("inlines");
+    assert!(report.inputs_added.is_empty(), "{report:?}");
+    assert_eq!(report.initializers_added, ["guest/W"]);
+}
+
+#[test]
+fn into_a_function_body_weights_become_constants() {
+    let mut host = model(
+        r#"<ir_version: 10, opset_import: ["": 17, "local": 1]>
+host (float[4] x) => (float[4] y) {
+  y = local.F(x)
+}
+<domain: "local", opset_import: ["": 17]>
+F (u) => (v) {
+  v = Neg(u)
+}
+"#,
+    );
+    let guest = model(
+        r#"<ir_version: 10, opset_import: ["": 17]>
+guest (float[4] a, float[4] bias = {1.0, 1.0, 1.0, 1.0}) => (float[4] b)
+  <float[4] W = {1.0, 2.0, 3.0, 4.0}>
+{
+  m = Mul(a, W)
+  b = Add(m, bias)
+}
+"#,
+    );
+    let f = host.functions[0];
+    let body = host.function(f).body;
+    let into = |bindings: &[(&str, &str)]| InlineOptions {
+        target: Some(body),
+        ..opts(bindings)
+    };
+    let err = inline_model(&mut host, &model(GUEST), &into(&[])).expect_err("unbound");
+    assert_eq!(err, InlineError::UnboundInput("a".into()));
+    let report = inline_model(&mut host, &guest, &into(&[("a", "v")])).expect("inlines");
+    assert_eq!(report.outputs_added, ["guest/b"]);
+    let text = graft::text::print_function(&host, f);
+    assert!(text.contains("F (u) => (v, \"guest/b\")"), "{text}");
+    assert!(text.contains("\"guest/W\" = Constant"), "{text}");
+    assert!(text.contains("\"guest/bias\" = Constant"), "{text}");
+    let errors: Vec<String> = graft::check::check(&host)
+        .iter()
+        .filter(|d| d.severity == graft::Severity::Error)
+        .map(|d| d.to_string())
+        .collect();
+    assert!(errors.is_empty(), "{errors:?}\n{text}");
+}
+
+#[test]
+fn a_large_model_inlines_into_itself_quickly() {
+    let n = 50_000;
+    let mut text = String::from(
+        "<ir_version: 10, opset_import: [\"\": 17]>\nbig (float[4] v0) => (float[4] out)\n  <float[4] w = {1.0, 2.0, 3.0, 4.0}>\n{\n",
+    );
+    for i in 1..n {
+        text.push_str(&format!("  v{i} = Add(v{}, w)\n", i - 1));
+    }
+    text.push_str(&format!("  out = Relu(v{})\n}}\n", n - 1));
+    let guest = model(&text);
+    let mut host = guest.clone();
+    let start = std::time::Instant::now();
+    let report = inline_model(&mut host, &guest, &opts(&[("v0", "out")])).expect("inlines");
+    let took = start.elapsed();
+    println!("inlined {n} nodes in {took:?}");
+    assert_eq!(report.nodes.len(), n);
+    assert_eq!(host.nodes.len(), 2 * n);
+    // Generous for an unoptimized build; the release figure is what matters.
+    assert!(took.as_secs() < 5, "{took:?}");
+}

@@ -1,0 +1,122 @@
+//! What the fixture tests share: splitting a fixture of `tests/cases/` into its model
+//! sections, the `# needs-edit` IR edits, and the list of fixtures.
+
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+
+use graft::ir::{Model, SparseInitializer, SparseTensor, Tensor, dtype};
+
+/// One model of a fixture: the text from one `# --- label ---` line to the next.
+pub struct Section {
+    pub label: String,
+    pub text: String,
+    pub expect_check: Option<String>,
+    pub needs_edit: Vec<String>,
+}
+
+/// Splits a fixture into its model sections; the first is `main`.
+pub fn sections(src: &str) -> Vec<Section> {
+    let mut out = vec![Section {
+        label: "main".into(),
+        text: String::new(),
+        expect_check: None,
+        needs_edit: Vec::new(),
+    }];
+    for line in src.lines() {
+        if let Some(label) = line
+            .strip_prefix("# --- ")
+            .and_then(|rest| rest.trim_end().strip_suffix(" ---"))
+        {
+            out.push(Section {
+                label: label.to_string(),
+                text: String::new(),
+                expect_check: None,
+                needs_edit: Vec::new(),
+            });
+            continue;
+        }
+        let Some(section) = out.last_mut() else {
+            continue;
+        };
+        section.text.push_str(line);
+        section.text.push('\n');
+        if let Some(value) = line.strip_prefix("# expect-check:") {
+            section.expect_check = Some(value.trim().to_string());
+        } else if let Some(value) = line.strip_prefix("# needs-edit:") {
+            section.needs_edit.push(value.trim().to_string());
+        }
+    }
+    out
+}
+
+/// The IR edits that `# needs-edit` lines describe, by case number and section.
+pub fn apply_edit(case: &str, label: &str, model: &mut Model) -> Result<(), String> {
+    match (case, label) {
+        // "replace initializer S of the guest graph by a sparse initializer named S with
+        // dims [4], values float[1] {3.0} and indices int64[1] {2}"
+        ("14", "guest") => {
+            let g = model.graph.ok_or("no main graph")?;
+            let Model { graphs, values, .. } = model;
+            let graph = &mut graphs[g];
+            let at = graph
+                .initializers
+                .iter()
+                .position(|i| i.value.is_some_and(|v| values[v].name == "S"))
+                .ok_or("no initializer S")?;
+            let dense = graph.initializers.remove(at);
+            if dense.tensor.dims != [4] {
+                return Err(format!("S has dims {:?}, not [4]", dense.tensor.dims));
+            }
+            graph.sparse_initializers.push(SparseInitializer {
+                value: dense.value,
+                tensor: SparseTensor {
+                    values: Some(Tensor {
+                        dims: vec![1],
+                        data_type: Some(dtype::FLOAT),
+                        float_data: vec![3.0],
+                        ..Tensor::default()
+                    }),
+                    indices: Some(Tensor {
+                        dims: vec![1],
+                        data_type: Some(dtype::INT64),
+                        int64_data: vec![2],
+                        ..Tensor::default()
+                    }),
+                    dims: vec![4],
+                },
+            });
+            Ok(())
+        }
+        // "set doc_string "negates the scaled input" on node 1 (Neg) of the guest graph"
+        ("25", "guest") => {
+            let g = model.graph.ok_or("no main graph")?;
+            let n = *model.graphs[g].nodes.get(1).ok_or("no node 1")?;
+            let node = &mut model.nodes[n];
+            if node.op_type() != "Neg" {
+                return Err(format!("node 1 is {}, not Neg", node.op_type()));
+            }
+            node.doc_string = Some("negates the scaled input".into());
+            Ok(())
+        }
+        _ => Err("no edit is implemented for this section".into()),
+    }
+}
+
+pub fn fixtures() -> Vec<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cases");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("cannot read {}: {e}", dir.display()))
+        .filter_map(|entry| entry.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "onnxtxt"))
+        .collect();
+    files.sort();
+    files
+}
+
+pub fn case_number(path: &Path) -> String {
+    path.file_name()
+        .and_then(|n| n.to_str())
+        .map(|n| n.chars().take(2).collect())
+        .unwrap_or_default()
+}
