@@ -7,6 +7,7 @@ use leptos::prelude::*;
 use crate::banner::ErrorBanner;
 use crate::drop::DropOverlay;
 use crate::graph::GraphPanel;
+use crate::inline::InlineDialog;
 use crate::state::{AppState, STARTUP_EXAMPLE};
 use crate::summary::SummaryPanel;
 use crate::textview::TextPanel;
@@ -52,6 +53,7 @@ pub fn App() -> impl IntoView {
                     Tab::Text => view! { <TextPanel/> }.into_any(),
                 }}
             </main>
+            <InlineDialog/>
             <DropOverlay/>
         </div>
     }

@@ -8,6 +8,7 @@ mod bench;
 mod drop;
 mod format;
 mod graph;
+mod inline;
 mod platform;
 mod state;
 mod summary;

@@ -142,8 +142,13 @@ fn save_blob(name: &str, blob: &Blob) -> Result<(), String> {
 
 /// Listens for files dragged over and dropped anywhere on the page. `on_hover(true)`
 /// when files enter the window, `on_hover(false)` when they leave or are dropped, and
-/// `on_drop` with the dropped files. The listeners live as long as the page.
-pub fn on_file_drop(on_hover: impl Fn(bool) + 'static, on_drop: impl Fn(PickedFiles) + 'static) {
+/// `on_drop` with the dropped files and the `data-drop` value of the element they were
+/// dropped on (or its nearest ancestor with one). The listeners live as long as the
+/// page.
+pub fn on_file_drop(
+    on_hover: impl Fn(bool) + 'static,
+    on_drop: impl Fn(PickedFiles, Option<String>) + 'static,
+) {
     let on_hover = Rc::new(on_hover);
     // dragenter/dragleave fire for every element crossed; count them to know when the
     // drag has left the window.
@@ -186,8 +191,13 @@ pub fn on_file_drop(on_hover: impl Fn(bool) + 'static, on_drop: impl Fn(PickedFi
         depth.set(0);
         on_hover(false);
         let files = PickedFiles::from_list(e.data_transfer().and_then(|dt| dt.files()));
+        let zone = e
+            .target()
+            .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+            .and_then(|el| el.closest("[data-drop]").ok().flatten())
+            .and_then(|el| el.get_attribute("data-drop"));
         if !files.is_empty() {
-            on_drop(files);
+            on_drop(files, zone);
         }
     });
 }
@@ -281,6 +291,20 @@ pub fn on_key(f: impl Fn(String) + 'static) {
             .is_some_and(|el| matches!(el.tag_name().as_str(), "INPUT" | "TEXTAREA" | "SELECT"));
         if !typing && !e.ctrl_key() && !e.meta_key() && !e.alt_key() {
             f(e.key());
+        }
+    });
+}
+
+/// Calls `f` on Ctrl+Z (Cmd+Z) pressed outside text fields. Lives as long as the page.
+pub fn on_undo_key(f: impl Fn() + 'static) {
+    window_event_listener(ev::keydown, move |e| {
+        let typing = e
+            .target()
+            .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+            .is_some_and(|el| matches!(el.tag_name().as_str(), "INPUT" | "TEXTAREA" | "SELECT"));
+        if !typing && (e.ctrl_key() || e.meta_key()) && !e.shift_key() && e.key() == "z" {
+            e.prevent_default();
+            f();
         }
     });
 }

@@ -894,3 +894,137 @@ fn expand_all_shows_progress_and_cancel_puts_the_graph_back() {
         "the expanded graph is drawn ({ms:.0} ms)"
     );
 }
+
+/// Drops `file` (served by the app) on the element `selector`, as a person dragging it
+/// there would: dragenter and dragover on the page, then the drop on the element.
+fn drop_file(app: &App, url: &str, name: &str, selector: &str) {
+    let shown = app
+        .browser
+        .execute_async(
+            r#"
+            const [url, name, done] = arguments;
+            fetch(url).then(r => r.arrayBuffer()).then(buffer => {
+                const transfer = new DataTransfer();
+                transfer.items.add(new File([buffer], name));
+                window.__graftDrop = transfer;
+                const target = document.querySelector("main");
+                target.dispatchEvent(new DragEvent("dragenter", { dataTransfer: transfer, bubbles: true, cancelable: true }));
+                target.dispatchEvent(new DragEvent("dragover", { dataTransfer: transfer, bubbles: true, cancelable: true }));
+                requestAnimationFrame(() => done(!!document.querySelector('[data-testid="drop-zone"]')));
+            });
+            "#,
+            vec![json!(url), json!(name)],
+        )
+        .unwrap();
+    assert_eq!(shown, json!(true), "the drop zones show");
+    let dropped = app
+        .browser
+        .execute(
+            r#"const zone = document.querySelector(arguments[0]);
+               if (!zone) return false;
+               zone.dispatchEvent(new DragEvent("drop",
+                 { dataTransfer: window.__graftDrop, bubbles: true, cancelable: true }));
+               return true;"#,
+            vec![json!(selector)],
+        )
+        .unwrap();
+    assert_eq!(dropped, json!(true), "{selector} is on the page");
+}
+
+#[test]
+fn a_model_dropped_on_the_inline_zone_is_previewed_applied_and_exported() {
+    if !e2e::enabled() {
+        return;
+    }
+    let app = App::open();
+    app.browser
+        .goto(&format!("{}?model=examples/mlp.onnx", app.url))
+        .unwrap();
+    app.wait("graph-ready");
+    let host_nodes = graph_text(&app);
+
+    drop_file(
+        &app,
+        "examples/mlp.onnx",
+        "mlp.onnx",
+        &testid("drop-inline"),
+    );
+    app.wait("inline-dialog");
+    let summary = app.text("inline-summary");
+    assert!(summary.contains("adds 6 node"), "{summary}");
+    assert!(
+        app.browser.find(".g-node.g-new").unwrap().is_some(),
+        "the new nodes are highlighted on the canvas"
+    );
+    app.browser
+        .screenshot(&root().join("target/browser/inline-preview.png"))
+        .unwrap();
+    // A wrong binding: the error shows, Apply is off.
+    let bind = app.wait("inline-bind-x");
+    app.browser
+        .send_keys(&bind, "layer0.weight\u{E004}")
+        .unwrap();
+    let error = app.wait("inline-error");
+    let message = app.browser.text(&error).unwrap();
+    assert!(message.contains("layer0.weight"), "{message}");
+    let apply = app.wait("inline-apply");
+    assert_eq!(
+        app.browser.property(&apply, "disabled").unwrap(),
+        json!(true)
+    );
+    // The guest reads the host's own input x instead.
+    let bind = app.wait("inline-bind-x");
+    app.browser.clear(&bind).unwrap();
+    app.browser.send_keys(&bind, "x\u{E004}").unwrap();
+    app.wait("inline-summary");
+    app.browser.click(&app.wait("inline-apply")).unwrap();
+    wait_until(e2e::TIMEOUT, "the dialog to close", || {
+        Ok(app.get("inline-dialog").is_none().then_some(()))
+    })
+    .unwrap();
+    assert!(
+        graph_text(&app).len() > host_nodes.len(),
+        "the result is drawn"
+    );
+
+    // The exported file passes the native checks, and both outputs agree.
+    app.browser.click(&app.wait("export-button")).unwrap();
+    let downloaded = app
+        .browser
+        .wait_for_download("mlp.onnx", e2e::TIMEOUT)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let bytes = std::fs::read(&downloaded).unwrap();
+    let imported = graft::import(bytes.into()).expect("the export imports");
+    let errors: Vec<_> = graft::check::check(&imported.model)
+        .into_iter()
+        .filter(|d| d.severity == graft::Severity::Error)
+        .collect();
+    assert!(errors.is_empty(), "{errors:?}");
+    let output = Command::new(python())
+        .arg("-c")
+        .arg(
+            r#"
+import sys, numpy as np, onnx, onnxruntime as ort
+onnx.checker.check_model(sys.argv[1], full_check=True)
+s = ort.InferenceSession(sys.argv[1], providers=["CPUExecutionProvider"])
+x = np.linspace(-1, 1, 8, dtype=np.float32).reshape(2, 4)
+a, b = s.run(["probs", "mlp/probs"], {"x": x})
+assert np.allclose(a, b), (a, b)
+"#,
+        )
+        .arg(&downloaded)
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+
+    // Undo brings the host back.
+    app.browser.click(&app.wait("undo")).unwrap();
+    wait_until(e2e::TIMEOUT, "the host's drawing", || {
+        Ok((graph_text(&app) == host_nodes).then_some(()))
+    })
+    .unwrap();
+}

@@ -16,6 +16,7 @@ pub fn Toolbar() -> impl IntoView {
     let selected_example = move || state.example.get().unwrap_or_default();
     let no_model = move || state.summary.with(Option::is_none);
     // Auto (the system's setting), light or dark; remembered across visits.
+    platform::on_undo_key(move || state.undo());
     let theme = RwSignal::new(platform::saved_theme());
     platform::apply_theme(&theme.get_untracked());
     platform::on_system_theme_change(move || platform::apply_theme(&theme.get_untracked()));
@@ -72,6 +73,26 @@ pub fn Toolbar() -> impl IntoView {
                         on:change=move |ev| state.open_files(PickedFiles::from_input_event(&ev))
                     />
                 </label>
+                <label class="button" class:button-disabled=no_model title="Insert another model into this one, with its inputs bound to values of this one">
+                    "Inline model…"
+                    <input
+                        class="visually-hidden"
+                        type="file"
+                        multiple=true
+                        data-testid="inline-input"
+                        disabled=no_model
+                        on:change=move |ev| state.begin_inline(PickedFiles::from_input_event(&ev))
+                    />
+                </label>
+                <button
+                    class="button"
+                    data-testid="undo"
+                    title="Undo the last applied inline (Ctrl+Z)"
+                    disabled=move || !state.can_undo.get()
+                    on:click=move |_| state.undo()
+                >
+                    "Undo"
+                </button>
                 <button
                     class="button button-primary"
                     data-testid="export-button"

@@ -308,6 +308,16 @@ impl Browser {
         .map(drop)
     }
 
+    /// Empties a text field, as selecting its text and deleting it would.
+    pub fn clear(&self, element: &Element) -> Result<(), String> {
+        self.cmd(
+            "POST",
+            &format!("/element/{}/clear", element.0),
+            Some(json!({})),
+        )
+        .map(drop)
+    }
+
     /// Chooses files in a file input.
     pub fn choose_files(&self, element: &Element, files: &[&Path]) -> Result<(), String> {
         let mut paths = Vec::new();

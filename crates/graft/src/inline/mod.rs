@@ -66,9 +66,12 @@
 //!   fields, training info and device configurations of the guest are not brought
 //!   along.
 
+mod candidates;
 mod names;
 mod plan;
 mod types;
+
+pub use candidates::{Candidate, binding_candidates, guest_inputs, guest_outputs};
 
 use crate::ir::{FunctionKey, GraphId, Model, NodeId};
 

@@ -7,7 +7,7 @@ use graft_layout::{Rect, Route};
 
 use super::scene::{HEADER, LINE, MAX_LINES, Placed, TEXT_PX, TITLE_PX};
 
-use super::{AttrSource, ItemKind, Scene};
+use super::{AttrSource, Item, ItemKind, Scene};
 
 /// How much to draw.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -44,6 +44,7 @@ pub const STYLE: &str = "\
 .g-node.g-call rect{fill:#eef4ff;stroke:#3b6fd8}\
 .g-node.g-io rect{fill:#f4f0e6;stroke:#a08850}\
 .g-node.g-hit rect{stroke:#e0531f;stroke-width:3}\
+.g-node.g-new>rect{stroke:#16a34a;stroke-width:3}\
 .g-t{font:600 12px sans-serif;fill:#1b2430}\
 .g-s{font:10px sans-serif;fill:#4a5566}\
 .g-a{font:10px sans-serif;fill:#2b3a55}\
@@ -73,25 +74,34 @@ pub fn document(scene: &Scene, model: &crate::ir::Model) -> String {
         w: f32::MAX / 2.0,
         h: f32::MAX / 2.0,
     };
-    out.push_str(&region(scene, model, everything, Detail::Full, None));
+    out.push_str(&region(
+        scene,
+        model,
+        everything,
+        Detail::Full,
+        None,
+        &|_| false,
+    ));
     out.push_str("</svg>");
     out
 }
 
 /// The SVG elements (no `<svg>` wrapper) of what lies in `view`, drawn at `detail`;
-/// `hit` is highlighted. Groups come before their children so frames sit behind.
+/// `hit` is highlighted, and every item `marked` says (class `g-new`: e.g. the nodes an
+/// inline preview adds). Groups come before their children so frames sit behind.
 pub fn region(
     scene: &Scene,
     model: &crate::ir::Model,
     view: Rect,
     detail: Detail,
     hit: Option<super::ItemId>,
+    marked: &dyn Fn(&Item) -> bool,
 ) -> String {
     let mut out = String::new();
     let mut items: Vec<&Placed> = scene.items_in(view).collect();
     items.sort_by_key(|p| p.depth);
     for p in &items {
-        item(&mut out, scene, p, detail, hit == Some(p.item));
+        item(&mut out, scene, p, detail, hit == Some(p.item), marked);
     }
     for e in scene.edges_in(view) {
         match &e.route {
@@ -155,7 +165,14 @@ pub fn region(
     out
 }
 
-fn item(out: &mut String, scene: &Scene, p: &Placed, detail: Detail, hit: bool) {
+fn item(
+    out: &mut String,
+    scene: &Scene,
+    p: &Placed,
+    detail: Detail,
+    hit: bool,
+    marked: &dyn Fn(&Item) -> bool,
+) {
     let Some(item) = scene.view.item(p.item) else {
         return;
     };
@@ -174,6 +191,9 @@ fn item(out: &mut String, scene: &Scene, p: &Placed, detail: Detail, hit: bool) 
     }
     if hit {
         class.push_str(" g-hit");
+    }
+    if marked(item) {
+        class.push_str(" g-new");
     }
     let _ = write!(
         out,

@@ -14,6 +14,10 @@ use leptos::task::spawn_local;
 
 use crate::platform::{self, LoadedFile, PickedFiles};
 
+mod inline;
+
+pub use inline::InlineView;
+
 /// A model shipped with the app, served from `examples/`.
 #[derive(Debug)]
 pub struct Example {
@@ -131,6 +135,10 @@ pub struct Session {
     issued: u64,
     work: Option<Work>,
     runs: u64,
+    /// The inline being set up in the dialog.
+    draft: Option<inline::Draft>,
+    /// Models before each applied inline, newest last (Undo).
+    history: Vec<OpenModel>,
 }
 
 impl Session {
@@ -176,6 +184,8 @@ impl Session {
                 self.open = Some(open);
                 self.error = None;
                 self.work = None;
+                self.draft = None;
+                self.history.clear();
             }
             Err(message) => self.error = Some(message),
         }
@@ -393,7 +403,9 @@ impl Session {
         let Some(scene) = open.scene.as_ref() else {
             return String::new();
         };
-        svg::region(scene, &open.model, view, detail, hit)
+        svg::region(scene, &open.model, view, detail, hit, &|item| {
+            self.is_new(item)
+        })
     }
 
     /// The minimap picture and how many items are drawn in all.
@@ -586,7 +598,16 @@ pub struct Properties {
 }
 
 /// Opens the model among `files`; the others are its external-data files.
-fn open_files(mut files: Vec<LoadedFile>, origin: Origin) -> Result<OpenModel, String> {
+fn open_files(files: Vec<LoadedFile>, origin: Origin) -> Result<OpenModel, String> {
+    let (name, model, mut diagnostics) = load_model(files)?;
+    diagnostics.extend(graft::check::check(&model));
+    let summary = Summary::of(&model, &diagnostics);
+    Ok(open_model(name, origin, model, Arc::new(summary)))
+}
+
+/// Imports the model among `files` and attaches the others as its external data.
+/// Returns its file name, the model and the importer's diagnostics.
+fn load_model(mut files: Vec<LoadedFile>) -> Result<(String, Model, Vec<Diagnostic>), String> {
     let index = model_file(&files).ok_or("No file was given.")?;
     let main = files.remove(index);
     let imported = graft::import(main.bytes).map_err(|e| format!("{}: {e}", main.name))?;
@@ -605,19 +626,22 @@ fn open_files(mut files: Vec<LoadedFile>, origin: Origin) -> Result<OpenModel, S
             ));
         }
     }
-    diagnostics.extend(graft::check::check(&model));
-    let summary = Summary::of(&model, &diagnostics);
+    Ok((main.name, model, diagnostics))
+}
+
+/// A model ready to show: its view built and laid out.
+fn open_model(name: String, origin: Origin, model: Model, summary: Arc<Summary>) -> OpenModel {
     let scene = View::of_model(&model).and_then(|view| {
         let mut scene = Scene::new(view);
         scene.layout(&model, &mut || false).ok().map(|_| scene)
     });
-    Ok(OpenModel {
-        name: main.name,
+    OpenModel {
+        name,
         origin,
         model,
-        summary: Arc::new(summary),
+        summary,
         scene,
-    })
+    }
 }
 
 /// Which file is the model: the first `.onnx` one, else the first.
@@ -660,6 +684,9 @@ pub struct AppState {
     pub functions: Memo<Vec<String>>,
     /// A layout being done in pieces (expand all…), for the progress bar.
     pub work: RwSignal<Option<WorkStatus>>,
+    /// The inline dialog's contents while one is set up.
+    pub inline: Memo<Option<InlineView>>,
+    pub can_undo: Memo<bool>,
 }
 
 impl AppState {
@@ -678,6 +705,8 @@ impl AppState {
             error: Memo::new(move |_| session.with(|s| s.error().map(str::to_string))),
             pending: Memo::new(move |_| session.with(|s| s.pending().map(str::to_string))),
             work: RwSignal::new(None),
+            inline: Memo::new(move |_| session.with(Session::inline_view)),
+            can_undo: Memo::new(move |_| session.with(Session::can_undo)),
             functions: Memo::new(move |_| {
                 session.with(|s| {
                     s.open().map_or_else(Vec::new, |o| {
@@ -778,6 +807,61 @@ impl AppState {
             self.session
                 .update(|s| s.finish(ticket, files, Origin::Files));
             platform::publish_timing("open_ms", platform::now_ms() - started);
+        });
+    }
+
+    /// Reads the picked or dropped files and opens the inline dialog for the model
+    /// among them.
+    pub fn begin_inline(self, picked: PickedFiles) {
+        if picked.is_empty() {
+            return;
+        }
+        spawn_local(async move {
+            let result = picked.read().await.and_then(|files| {
+                self.session
+                    .try_update(|s| s.begin_inline(files))
+                    .unwrap_or(Ok(()))
+            });
+            if let Err(message) = result {
+                self.session.update(|s| s.set_error(message));
+            }
+        });
+    }
+
+    pub fn inline_bind(self, index: usize, value: Option<String>) {
+        self.session.update(|s| s.inline_bind(index, value));
+    }
+
+    pub fn inline_expose(self, index: usize, exposed: bool) {
+        self.session.update(|s| s.inline_expose(index, exposed));
+    }
+
+    pub fn inline_prefix(self, prefix: String) {
+        self.session.update(|s| s.inline_prefix(prefix));
+    }
+
+    pub fn inline_as_function(self, function: Option<String>) {
+        self.session.update(|s| s.inline_as_function(function));
+    }
+
+    pub fn inline_candidates(self, index: usize) -> Vec<graft::inline::Candidate> {
+        self.session.with_untracked(|s| s.inline_candidates(index))
+    }
+
+    /// Apply; an error stays in the dialog (it is the draft's own).
+    pub fn apply_inline(self) {
+        self.session.update(|s| {
+            let _ = s.apply_inline();
+        });
+    }
+
+    pub fn cancel_inline(self) {
+        self.session.update(Session::cancel_inline);
+    }
+
+    pub fn undo(self) {
+        self.session.update(|s| {
+            s.undo();
         });
     }
 
@@ -928,7 +1012,7 @@ impl AppState {
 mod tests {
     use super::*;
 
-    fn example_file(name: &str) -> LoadedFile {
+    pub(super) fn example_file(name: &str) -> LoadedFile {
         let path = concat!(env!("CARGO_MANIFEST_DIR"), "/assets/examples/").to_string() + name;
         let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
         LoadedFile {
@@ -944,7 +1028,7 @@ mod tests {
         }
     }
 
-    fn open(session: &mut Session, files: Vec<LoadedFile>) {
+    pub(super) fn open(session: &mut Session, files: Vec<LoadedFile>) {
         let ticket = session.begin("test");
         session.finish(ticket, Ok(files), Origin::Files);
     }

@@ -1,0 +1,386 @@
+//! Inlining another model into the open one: the draft the dialog edits, its live
+//! preview, Apply (one undoable step) and Cancel.
+//!
+//! While the dialog is open the preview *is* the open model: the canvas, search and
+//! properties work on it unchanged, and the host as it was waits in the draft. Each
+//! change of a choice inlines again into a fresh copy of that host (tensor payloads
+//! are shared, not copied). An inline that fails shows its error in the dialog and
+//! keeps the last good preview (or the host itself) on the canvas.
+
+use std::collections::HashSet;
+use std::sync::Arc;
+
+use graft::Model;
+use graft::hash::FxBuild;
+use graft::inline::{Candidate, InlineOptions, Mode};
+use graft::ir::NodeId;
+use graft::view::{Item, ItemKind};
+
+use super::{LoadedFile, OpenModel, Session, load_model, open_model};
+
+/// An inline being set up.
+#[derive(Debug)]
+pub(super) struct Draft {
+    guest_name: String,
+    guest: Model,
+    /// Guest inputs and outputs with their printed types.
+    inputs: Vec<(String, Option<String>)>,
+    outputs: Vec<(String, Option<String>)>,
+    /// Per guest input: the host value it reads, or `None` for a new graph input.
+    bindings: Vec<Option<String>>,
+    /// Per guest output: whether it becomes a host graph output.
+    exposed: Vec<bool>,
+    prefix: String,
+    /// `Some("domain.name")`: import the guest as that local function.
+    as_function: Option<String>,
+    /// The host as it was before the dialog opened.
+    host: OpenModel,
+    error: Option<String>,
+    /// Nodes the preview added (highlighted), and the prefix their names start with.
+    added: HashSet<NodeId, FxBuild>,
+}
+
+/// What the dialog shows.
+#[derive(Clone, Debug, PartialEq)]
+pub struct InlineView {
+    pub guest: String,
+    pub host: String,
+    /// Name, type, binding.
+    pub inputs: Vec<(String, Option<String>, Option<String>)>,
+    /// Name, type, exposed.
+    pub outputs: Vec<(String, Option<String>, bool)>,
+    pub prefix: String,
+    pub as_function: Option<String>,
+    pub error: Option<String>,
+    /// How many nodes the preview adds to the main graph.
+    pub added: usize,
+}
+
+impl Session {
+    /// Opens the inline dialog for the model among `files` (with its external data).
+    pub fn begin_inline(&mut self, files: Vec<LoadedFile>) -> Result<(), String> {
+        if self.draft.is_some() || self.work.is_some() {
+            return Err("Finish the running inline or expand first.".into());
+        }
+        if self.open.is_none() {
+            return Err("Open a model to inline into first.".into());
+        }
+        let (guest_name, guest, _) = load_model(files)?;
+        if guest.graph.is_none() {
+            return Err(format!("{guest_name} has no graph to inline."));
+        }
+        let inputs = graft::inline::guest_inputs(&guest);
+        let outputs = graft::inline::guest_outputs(&guest);
+        let prefix = guest
+            .graph
+            .and_then(|g| guest.graph(g).name.clone())
+            .filter(|n| !n.is_empty())
+            .unwrap_or_else(|| guest_name.trim_end_matches(".onnx").to_string());
+        let Some(host) = self.open.take() else {
+            return Err("Open a model to inline into first.".into());
+        };
+        self.draft = Some(Draft {
+            guest_name,
+            bindings: vec![None; inputs.len()],
+            exposed: vec![true; outputs.len()],
+            inputs,
+            outputs,
+            guest,
+            prefix,
+            as_function: None,
+            host,
+            error: None,
+            added: HashSet::default(),
+        });
+        self.preview();
+        Ok(())
+    }
+
+    /// Inlines the draft's guest into a copy of the host and shows the result.
+    fn preview(&mut self) {
+        let Some(draft) = self.draft.as_mut() else {
+            return;
+        };
+        let options = InlineOptions {
+            bindings: draft
+                .inputs
+                .iter()
+                .zip(&draft.bindings)
+                .filter_map(|((input, _), bound)| Some((input.clone(), bound.clone()?)))
+                .collect(),
+            expose: draft
+                .outputs
+                .iter()
+                .zip(&draft.exposed)
+                .filter(|(_, on)| **on)
+                .map(|((output, _), _)| (output.clone(), None))
+                .collect(),
+            expose_all: false,
+            prefix: Some(draft.prefix.clone()),
+            target: None,
+            mode: match draft
+                .as_function
+                .as_deref()
+                .and_then(|f| f.rsplit_once('.'))
+            {
+                Some((domain, name)) => Mode::Function {
+                    domain: domain.to_string(),
+                    name: name.to_string(),
+                },
+                None => Mode::Nodes,
+            },
+            domain_versions: Vec::new(),
+        };
+        if let Some(f) = draft.as_function.as_deref()
+            && !f.contains('.')
+        {
+            draft.error = Some(format!("{f:?}: name the function DOMAIN.NAME"));
+            return;
+        }
+        let mut model = draft.host.model.clone();
+        match graft::inline::inline_model(&mut model, &draft.guest, &options) {
+            Ok(report) => {
+                draft.error = None;
+                draft.added = report.nodes.iter().copied().collect();
+                let host = &draft.host;
+                self.open = Some(open_model(
+                    host.name.clone(),
+                    host.origin,
+                    model,
+                    host.summary.clone(),
+                ));
+            }
+            Err(e) => {
+                draft.error = Some(e.to_string());
+                if self.open.is_none() {
+                    let host = &draft.host;
+                    draft.added.clear();
+                    self.open = Some(open_model(
+                        host.name.clone(),
+                        host.origin,
+                        host.model.clone(),
+                        host.summary.clone(),
+                    ));
+                }
+            }
+        }
+    }
+
+    /// Binds guest input `index` to a host value (`None`: a new graph input).
+    pub fn inline_bind(&mut self, index: usize, value: Option<String>) {
+        if let Some(slot) = self.draft.as_mut().and_then(|d| d.bindings.get_mut(index)) {
+            *slot = value.filter(|v| !v.is_empty());
+            self.preview();
+        }
+    }
+
+    pub fn inline_expose(&mut self, index: usize, exposed: bool) {
+        if let Some(slot) = self.draft.as_mut().and_then(|d| d.exposed.get_mut(index)) {
+            *slot = exposed;
+            self.preview();
+        }
+    }
+
+    pub fn inline_prefix(&mut self, prefix: String) {
+        if let Some(d) = self.draft.as_mut() {
+            d.prefix = prefix;
+            self.preview();
+        }
+    }
+
+    /// `Some("domain.name")`: import the guest as a local function; `None`: copy its
+    /// nodes.
+    pub fn inline_as_function(&mut self, function: Option<String>) {
+        if let Some(d) = self.draft.as_mut() {
+            d.as_function = function;
+            self.preview();
+        }
+    }
+
+    /// Keeps the preview as the open model; the host as it was goes on the undo stack.
+    /// Refused (the dialog stays) while the choices give an error.
+    pub fn apply_inline(&mut self) -> Result<(), String> {
+        let Some(draft) = self.draft.as_ref() else {
+            return Err("No inline is being set up.".into());
+        };
+        if let Some(e) = &draft.error {
+            return Err(e.clone());
+        }
+        let Some(draft) = self.draft.take() else {
+            return Err("No inline is being set up.".into());
+        };
+        if let Some(open) = self.open.as_mut() {
+            let diagnostics = graft::check::check(&open.model);
+            open.summary = Arc::new(graft::Summary::of(&open.model, &diagnostics));
+        }
+        self.history.push(draft.host);
+        Ok(())
+    }
+
+    /// Closes the dialog; the host comes back as it was.
+    pub fn cancel_inline(&mut self) {
+        if let Some(draft) = self.draft.take() {
+            self.open = Some(draft.host);
+        }
+    }
+
+    /// Goes back to the model before the last applied inline.
+    pub fn undo(&mut self) -> bool {
+        if self.draft.is_some() || self.work.is_some() {
+            return false;
+        }
+        match self.history.pop() {
+            Some(previous) => {
+                self.open = Some(previous);
+                true
+            }
+            None => false,
+        }
+    }
+
+    pub fn can_undo(&self) -> bool {
+        !self.history.is_empty() && self.draft.is_none()
+    }
+
+    pub fn inline_view(&self) -> Option<InlineView> {
+        let d = self.draft.as_ref()?;
+        Some(InlineView {
+            guest: d.guest_name.clone(),
+            host: d.host.name.clone(),
+            inputs: d
+                .inputs
+                .iter()
+                .zip(&d.bindings)
+                .map(|((n, t), b)| (n.clone(), t.clone(), b.clone()))
+                .collect(),
+            outputs: d
+                .outputs
+                .iter()
+                .zip(&d.exposed)
+                .map(|((n, t), e)| (n.clone(), t.clone(), *e))
+                .collect(),
+            prefix: d.prefix.clone(),
+            as_function: d.as_function.clone(),
+            error: d.error.clone(),
+            added: d.added.len(),
+        })
+    }
+
+    /// The host values guest input `index` may read, for the binding picker.
+    pub fn inline_candidates(&self, index: usize) -> Vec<Candidate> {
+        let Some(d) = self.draft.as_ref() else {
+            return Vec::new();
+        };
+        let Some((input, _)) = d.inputs.get(index) else {
+            return Vec::new();
+        };
+        graft::inline::binding_candidates(&d.host.model, &d.guest, input)
+    }
+
+    /// Whether the canvas should highlight `item` as added by the preview: a node it
+    /// added, or the namespace group its prefixed names make.
+    pub fn is_new(&self, item: &Item) -> bool {
+        let Some(d) = self.draft.as_ref() else {
+            return false;
+        };
+        match &item.kind {
+            ItemKind::Node { node, .. } => d.added.contains(node),
+            ItemKind::Namespace { path, .. } => {
+                path == &d.prefix
+                    || path
+                        .strip_prefix(&d.prefix)
+                        .is_some_and(|r| r.starts_with('/'))
+            }
+            _ => false,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::tests::{example_file, open};
+    use super::*;
+
+    fn nodes(s: &Session) -> usize {
+        s.open().map_or(0, |o| o.model.nodes.len())
+    }
+
+    #[test]
+    fn preview_apply_undo_and_errors_that_change_nothing() {
+        let mut session = Session::default();
+        open(&mut session, vec![example_file("mlp.onnx")]);
+        let host_nodes = nodes(&session);
+        let host_text = graft::text::print_model(&session.open().unwrap().model);
+
+        session
+            .begin_inline(vec![example_file("mlp.onnx")])
+            .unwrap();
+        let view = session.inline_view().unwrap();
+        assert_eq!(view.prefix, "mlp");
+        assert_eq!(
+            view.inputs,
+            [("x".to_string(), Some("float[batch,4]".to_string()), None)]
+        );
+        assert_eq!(view.error, None);
+        assert_eq!(view.added, host_nodes, "unbound: the whole guest is added");
+        assert_eq!(
+            nodes(&session),
+            2 * host_nodes,
+            "the preview is what is open"
+        );
+        // The binding picker offers x (float[batch,4]) but not the 4x16 weight.
+        let names: Vec<String> = session
+            .inline_candidates(0)
+            .into_iter()
+            .map(|c| c.name)
+            .collect();
+        assert!(names.contains(&"x".to_string()), "{names:?}");
+        assert!(!names.contains(&"layer0.weight".to_string()), "{names:?}");
+
+        // A binding of the wrong type: an error, Apply refused, the preview unchanged.
+        session.inline_bind(0, Some("layer0.weight".into()));
+        let error = session.inline_view().unwrap().error.unwrap();
+        assert!(error.contains("layer0.weight"), "{error}");
+        assert!(session.apply_inline().is_err());
+        assert!(session.inline_view().is_some(), "the dialog stays");
+
+        session.inline_bind(0, Some("x".into()));
+        assert_eq!(session.inline_view().unwrap().error, None);
+        let scene = session.open().and_then(|o| o.scene.as_ref()).unwrap();
+        let marked = scene
+            .view
+            .items
+            .iter()
+            .filter(|i| session.is_new(i))
+            .count();
+        assert_eq!(marked, host_nodes, "the added nodes are highlighted");
+        session.apply_inline().unwrap();
+        assert!(session.inline_view().is_none());
+        let model = &session.open().unwrap().model;
+        let outputs: Vec<&str> = model
+            .graph(model.graph.unwrap())
+            .outputs
+            .iter()
+            .map(|o| model.value(o.value.unwrap()).name.as_str())
+            .collect();
+        assert_eq!(outputs, ["probs", "mlp/probs"]);
+        assert!(session.can_undo());
+
+        assert!(session.undo());
+        assert_eq!(
+            graft::text::print_model(&session.open().unwrap().model),
+            host_text
+        );
+        assert!(!session.can_undo());
+
+        // Cancel puts the host back too.
+        session
+            .begin_inline(vec![example_file("mlp.onnx")])
+            .unwrap();
+        session.cancel_inline();
+        assert_eq!(
+            graft::text::print_model(&session.open().unwrap().model),
+            host_text
+        );
+    }
+}
