@@ -67,6 +67,7 @@
 //!   along.
 
 mod names;
+mod opsets;
 mod plan;
 mod types;
 
