@@ -1230,8 +1230,27 @@ impl<'h, 'g, 'o> Planner<'h, 'g, 'o> {
                 ..ValueInfo::default()
             });
         }
+        // Formals are untyped; from IR 10 a function's value_info can keep the types
+        // the guest stated for its inputs and outputs.
+        let typed = self.guest.ir_version.max(self.host.ir_version).unwrap_or(0) >= 10;
+        let mut formal_types = Vec::new();
+        if typed {
+            let stated = g.inputs.iter().chain(&g.outputs);
+            for vi in stated {
+                if let (Some(ty), Some(v)) = (&vi.ty, self.value(vi.value))
+                    && !formal_types.iter().any(|t: &ValueInfo| t.value == Some(v))
+                {
+                    formal_types.push(ValueInfo {
+                        value: Some(v),
+                        ty: Some(self.ty(ty)),
+                        ..ValueInfo::default()
+                    });
+                }
+            }
+        }
         let function_id = self.staged.new_functions.last().copied();
         if let Some(b) = self.staged.graphs.get_mut(body_index) {
+            b.value_info.extend(formal_types);
             if let Some(f) = function_id {
                 b.owner = GraphOwner::Function(f);
             }
