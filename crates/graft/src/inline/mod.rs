@@ -70,8 +70,8 @@
 //!
 //! Not done yet: tensor names inside node sharding specs are not renamed; in function
 //! mode the guest main graph's quantization annotations are dropped (a function has no
-//! place for them); symbolic dims inside TYPE_PROTO attributes are renamed, dims are
-//! not unified with bound host values.
+//! place for them); a symbolic dim that appears only inside a TYPE_PROTO attribute
+//! keeps its name; guest dims are never unified with the dims of bound host values.
 
 mod names;
 mod opsets;
