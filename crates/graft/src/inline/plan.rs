@@ -602,6 +602,8 @@ impl<'h, 'g, 'o> Planner<'h, 'g, 'o> {
                 }
             }
         }
+        self.staged.graphs.reserve(next_graph - self.base_graph);
+        self.staged.nodes.reserve(next_node - self.base_node);
         let mut next_value = self.base_value;
         for (v, value) in guest.values.iter() {
             // In function mode the body keeps its formal; the binding is the call's
@@ -613,6 +615,7 @@ impl<'h, 'g, 'o> Planner<'h, 'g, 'o> {
                 next_value += 1;
             }
         }
+        self.staged.values.reserve(next_value - self.base_value);
     }
 
     fn is_new_function(&self, f: FunctionId) -> bool {
@@ -639,7 +642,7 @@ impl<'h, 'g, 'o> Planner<'h, 'g, 'o> {
             let main = self.origins.get(value.graph.index()) == Some(&Origin::Main);
             let name = if rename_main && main {
                 let base = format!("{}/{}", self.prefix, value.name);
-                self.value_names.fresh(&base)
+                self.value_names.fresh_owned(base)
             } else {
                 value.name.clone()
             };
@@ -774,33 +777,40 @@ impl<'h, 'g, 'o> Planner<'h, 'g, 'o> {
 
     fn copy_node(&mut self, n: NodeId) -> Result<Node, InlineError> {
         let node = self.guest.node(n);
-        let mut out = node.clone();
-        out.graph = self.graph_map[node.graph.index()].unwrap_or(self.target());
-        out.inputs = node.inputs.iter().map(|&v| self.value(v)).collect();
-        out.outputs = node.outputs.iter().map(|&v| self.value(v)).collect();
-        out.domain = node
-            .domain
-            .as_deref()
-            .map(|d| normalize_domain(d).to_string());
+        let mut op_type = node.op_type.clone();
         if !self.renamed.is_empty()
             && let Some(new) = self.renamed.get(&call_key(node))
         {
-            out.op_type = Some(new.clone());
+            op_type = Some(new.clone());
         }
         let main = self.origins.get(node.graph.index()) == Some(&Origin::Main);
-        if !self.function_mode()
-            && main
-            && let Some(name) = node.name.as_deref().filter(|n| !n.is_empty())
-        {
-            let base = format!("{}/{name}", self.prefix);
-            out.name = Some(self.node_names.fresh(&base));
-        }
-        out.attributes = node
-            .attributes
-            .iter()
-            .map(|a| self.copy_attribute(a))
-            .collect::<Result<_, _>>()?;
-        Ok(out)
+        let name = match node.name.as_deref() {
+            Some(name) if !name.is_empty() && main && !self.function_mode() => Some(
+                self.node_names
+                    .fresh_owned(format!("{}/{name}", self.prefix)),
+            ),
+            other => other.map(str::to_string),
+        };
+        Ok(Node {
+            graph: self.graph_map[node.graph.index()].unwrap_or(self.target()),
+            op_type,
+            domain: node
+                .domain
+                .as_deref()
+                .map(|d| normalize_domain(d).to_string()),
+            overload: node.overload.clone(),
+            name,
+            inputs: node.inputs.iter().map(|&v| self.value(v)).collect(),
+            outputs: node.outputs.iter().map(|&v| self.value(v)).collect(),
+            attributes: node
+                .attributes
+                .iter()
+                .map(|a| self.copy_attribute(a))
+                .collect::<Result<_, _>>()?,
+            doc_string: node.doc_string.clone(),
+            metadata_props: node.metadata_props.clone(),
+            device_configurations: node.device_configurations.clone(),
+        })
     }
 
     fn copy_attribute(&self, a: &Attribute) -> Result<Attribute, InlineError> {
