@@ -510,3 +510,87 @@ fn a_large_model_inlines_into_itself_quickly() {
     // Generous for an unoptimized build; the release figure is what matters.
     assert!(took.as_secs() < 5, "{took:?}");
 }
+
+#[test]
+fn a_function_is_deduplicated_only_with_its_callees() {
+    // H and the guest's H print the same, but the G they call differ: the guest's H
+    // must be kept (renamed) and call the guest's renamed G.
+    let lib = |g_op: &str| {
+        format!(
+            r#"<domain: "local", opset_import: ["": 17]>
+G (x) => (y) {{
+  y = {g_op}(x)
+}}
+<domain: "local", opset_import: ["": 17, "local": 1]>
+H (x) => (y) {{
+  y = local.G(x)
+}}
+"#
+        )
+    };
+    let mut host = model(&format!(
+        "<ir_version: 10, opset_import: [\"\": 17, \"local\": 1]>\nhost (float[4] x) => (float[4] y) {{\n  y = local.H(x)\n}}\n{}",
+        lib("Neg")
+    ));
+    let guest = model(&format!(
+        "<ir_version: 10, opset_import: [\"\": 17, \"local\": 1]>\nguest (float[4] a) => (float[4] b) {{\n  b = local.H(a)\n}}\n{}",
+        lib("Abs")
+    ));
+    let report = inline_model(&mut host, &guest, &opts(&[("a", "x")])).expect("inlines");
+    assert!(report.functions_deduplicated.is_empty(), "{report:?}");
+    let text = graft::text::print_model(&host);
+    assert!(text.contains("\"guest/b\" = local.H_2(x)"), "{text}");
+    assert!(
+        text.contains("H_2 (x) => (y) {\n   y = local.G_2(x)"),
+        "{text}"
+    );
+}
+
+#[test]
+fn external_data_is_sliced_not_copied() {
+    let mut guest = model(
+        r#"<ir_version: 10, opset_import: ["": 17]>
+guest (float[4] a) => (float[4] b)
+  <float[4] W = ["location": "w.bin", "offset": "4", "length": "16"]>
+{
+  b = Mul(a, W)
+}
+"#,
+    );
+    let file = bytes::Bytes::from((0u8..20).collect::<Vec<u8>>());
+    guest.attach_external("w.bin", file.clone());
+    let mut host = model(HOST);
+    inline_model(&mut host, &guest, &opts(&[("a", "x")])).expect("inlines");
+    let main = host.graph.expect("graph");
+    let init = &host.graph(main).initializers[0];
+    let raw = init.tensor.raw_data.as_ref().expect("in memory");
+    assert_eq!(raw.as_ref(), &file[4..20]);
+    assert_eq!(
+        raw.as_ptr(),
+        file[4..].as_ptr(),
+        "a slice of the file, not a copy"
+    );
+    assert!(init.tensor.external_data.is_empty());
+}
+
+#[test]
+fn quantization_annotations_follow_the_renamed_values() {
+    let guest = model(
+        r#"<ir_version: 10, opset_import: ["": 17]>
+guest (float[4] a) => (float[4] b)
+  <float s = {0.5}>
+#@ {quantization_annotation: [{tensor_name: "t", quant_parameter_tensor_names: ["SCALE_TENSOR": "s"]}]}
+{
+  t = Relu(a)
+  b = Mul(t, s)
+}
+"#,
+    );
+    let mut host = model(HOST);
+    inline_model(&mut host, &guest, &opts(&[("a", "x")])).expect("inlines");
+    let main = host.graph.expect("graph");
+    let q = &host.graph(main).quantization_annotation;
+    assert_eq!(q.len(), 1);
+    assert_eq!(q[0].tensor_name.as_deref(), Some("guest/t"));
+    assert_eq!(q[0].quant_parameter_tensor_names[0].value(), "guest/s");
+}

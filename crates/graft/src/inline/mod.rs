@@ -23,11 +23,13 @@
 //!   to extra trailing formal inputs (weights stay initializers, never Constants); one
 //!   call node goes into the target. The host imports the function's domain (version
 //!   1). A function output that is an input, or an output listed twice, goes through an
-//!   `Identity` inside the body.
+//!   `Identity` inside the body. From IR 10 the types the guest stated for its inputs
+//!   and outputs stay in the function's `value_info`.
 //!
 //! Inputs: a bound guest input reads the host value at every use; the types are
 //! checked first (element type, rank, fixed dims; unknown and symbolic parts are
-//! compatible). An unbound guest input becomes a new host graph input
+//! compatible), and a value of an enclosing graph must be defined before the node that
+//! holds the target. An unbound guest input becomes a new host graph input
 //! `<prefix>/<name>`, with its same-named initializer as default (IR >= 4). In an IR
 //! <= 3 guest an input with an initializer is a weight: a plain initializer. An unused
 //! guest input left unbound still becomes a graph input (the guest's signature is kept
@@ -63,11 +65,17 @@
 //!   is added as `<prefix>/<key>`, and the model doc string as `<prefix>/doc_string`
 //!   (the main graph's metadata and doc string likewise go to the target graph). In
 //!   function mode they become the function's doc string and metadata. Producer
-//!   fields, training info and device configurations of the guest are not brought
-//!   along.
+//!   fields, training info and model device configurations of the guest are not
+//!   brought along.
+//!
+//! Not done yet: tensor names inside node sharding specs are not renamed; in function
+//! mode the guest main graph's quantization annotations are dropped (a function has no
+//! place for them); a symbolic dim that appears only inside a TYPE_PROTO attribute
+//! keeps its name; guest dims are never unified with the dims of bound host values.
 
 mod candidates;
 mod names;
+mod opsets;
 mod plan;
 mod types;
 

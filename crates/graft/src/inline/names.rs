@@ -7,9 +7,18 @@ use crate::hash::FxBuild;
 use crate::ir::{DimValue, GraphId, GraphOwner, Model, Type, TypeValue};
 
 /// Names already in use (borrowed from the host) plus the names generated so far.
+///
+/// Generated names are remembered by their 64-bit hash, not their text: a hash
+/// collision can only make a free name look taken (the next suffix is used instead),
+/// never let a name be given twice, and it saves a copy of every generated name.
 pub(super) struct Fresh<'h> {
     taken: HashSet<&'h str, FxBuild>,
-    made: HashSet<String, FxBuild>,
+    made: HashSet<u64, FxBuild>,
+}
+
+fn hash(name: &str) -> u64 {
+    use std::hash::BuildHasher;
+    FxBuild::default().hash_one(name)
 }
 
 impl<'h> Fresh<'h> {
@@ -21,7 +30,7 @@ impl<'h> Fresh<'h> {
     }
 
     pub(super) fn is_taken(&self, name: &str) -> bool {
-        self.taken.contains(name) || self.made.contains(name)
+        self.taken.contains(name) || self.made.contains(&hash(name))
     }
 
     /// Claims `name` as it is; false when it is already in use.
@@ -29,7 +38,7 @@ impl<'h> Fresh<'h> {
         if self.is_taken(name) {
             return false;
         }
-        self.made.insert(name.to_string());
+        self.made.insert(hash(name));
         true
     }
 
@@ -46,6 +55,14 @@ impl<'h> Fresh<'h> {
             }
             k += 1;
         }
+    }
+
+    /// [`Fresh::fresh`] for a name already built (no copy when it is free).
+    pub(super) fn fresh_owned(&mut self, base: String) -> String {
+        if self.claim(&base) {
+            return base;
+        }
+        self.fresh(&base)
     }
 }
 

@@ -4,6 +4,7 @@
 use std::collections::HashSet;
 
 use super::names::{self, Fresh};
+use super::opsets::{merge_opsets, normalized};
 use super::types;
 use super::{InlineError, InlineOptions, InlineReport, Mode};
 use crate::hash::{FxBuild, FxMap};
@@ -601,6 +602,8 @@ impl<'h, 'g, 'o> Planner<'h, 'g, 'o> {
                 }
             }
         }
+        self.staged.graphs.reserve(next_graph - self.base_graph);
+        self.staged.nodes.reserve(next_node - self.base_node);
         let mut next_value = self.base_value;
         for (v, value) in guest.values.iter() {
             // In function mode the body keeps its formal; the binding is the call's
@@ -612,6 +615,7 @@ impl<'h, 'g, 'o> Planner<'h, 'g, 'o> {
                 next_value += 1;
             }
         }
+        self.staged.values.reserve(next_value - self.base_value);
     }
 
     fn is_new_function(&self, f: FunctionId) -> bool {
@@ -638,7 +642,7 @@ impl<'h, 'g, 'o> Planner<'h, 'g, 'o> {
             let main = self.origins.get(value.graph.index()) == Some(&Origin::Main);
             let name = if rename_main && main {
                 let base = format!("{}/{}", self.prefix, value.name);
-                self.value_names.fresh(&base)
+                self.value_names.fresh_owned(base)
             } else {
                 value.name.clone()
             };
@@ -773,33 +777,40 @@ impl<'h, 'g, 'o> Planner<'h, 'g, 'o> {
 
     fn copy_node(&mut self, n: NodeId) -> Result<Node, InlineError> {
         let node = self.guest.node(n);
-        let mut out = node.clone();
-        out.graph = self.graph_map[node.graph.index()].unwrap_or(self.target());
-        out.inputs = node.inputs.iter().map(|&v| self.value(v)).collect();
-        out.outputs = node.outputs.iter().map(|&v| self.value(v)).collect();
-        out.domain = node
-            .domain
-            .as_deref()
-            .map(|d| normalize_domain(d).to_string());
+        let mut op_type = node.op_type.clone();
         if !self.renamed.is_empty()
             && let Some(new) = self.renamed.get(&call_key(node))
         {
-            out.op_type = Some(new.clone());
+            op_type = Some(new.clone());
         }
         let main = self.origins.get(node.graph.index()) == Some(&Origin::Main);
-        if !self.function_mode()
-            && main
-            && let Some(name) = node.name.as_deref().filter(|n| !n.is_empty())
-        {
-            let base = format!("{}/{name}", self.prefix);
-            out.name = Some(self.node_names.fresh(&base));
-        }
-        out.attributes = node
-            .attributes
-            .iter()
-            .map(|a| self.copy_attribute(a))
-            .collect::<Result<_, _>>()?;
-        Ok(out)
+        let name = match node.name.as_deref() {
+            Some(name) if !name.is_empty() && main && !self.function_mode() => Some(
+                self.node_names
+                    .fresh_owned(format!("{}/{name}", self.prefix)),
+            ),
+            other => other.map(str::to_string),
+        };
+        Ok(Node {
+            graph: self.graph_map[node.graph.index()].unwrap_or(self.target()),
+            op_type,
+            domain: node
+                .domain
+                .as_deref()
+                .map(|d| normalize_domain(d).to_string()),
+            overload: node.overload.clone(),
+            name,
+            inputs: node.inputs.iter().map(|&v| self.value(v)).collect(),
+            outputs: node.outputs.iter().map(|&v| self.value(v)).collect(),
+            attributes: node
+                .attributes
+                .iter()
+                .map(|a| self.copy_attribute(a))
+                .collect::<Result<_, _>>()?,
+            doc_string: node.doc_string.clone(),
+            metadata_props: node.metadata_props.clone(),
+            device_configurations: node.device_configurations.clone(),
+        })
     }
 
     fn copy_attribute(&self, a: &Attribute) -> Result<Attribute, InlineError> {
@@ -1229,8 +1240,27 @@ impl<'h, 'g, 'o> Planner<'h, 'g, 'o> {
                 ..ValueInfo::default()
             });
         }
+        // Formals are untyped; from IR 10 a function's value_info can keep the types
+        // the guest stated for its inputs and outputs.
+        let typed = self.guest.ir_version.max(self.host.ir_version).unwrap_or(0) >= 10;
+        let mut formal_types = Vec::new();
+        if typed {
+            let stated = g.inputs.iter().chain(&g.outputs);
+            for vi in stated {
+                if let (Some(ty), Some(v)) = (&vi.ty, self.value(vi.value))
+                    && !formal_types.iter().any(|t: &ValueInfo| t.value == Some(v))
+                {
+                    formal_types.push(ValueInfo {
+                        value: Some(v),
+                        ty: Some(self.ty(ty)),
+                        ..ValueInfo::default()
+                    });
+                }
+            }
+        }
         let function_id = self.staged.new_functions.last().copied();
         if let Some(b) = self.staged.graphs.get_mut(body_index) {
+            b.value_info.extend(formal_types);
             if let Some(f) = function_id {
                 b.owner = GraphOwner::Function(f);
             }
@@ -1467,75 +1497,5 @@ fn call_key(node: &Node) -> FunctionKey {
         domain: node.domain().to_string(),
         name: node.op_type().to_string(),
         overload: node.overload().to_string(),
-    }
-}
-
-/// Opset imports with `ai.onnx` written `""` and one entry per domain (the first).
-fn normalized(list: &[OpsetId]) -> Vec<OpsetId> {
-    let mut out: Vec<OpsetId> = Vec::with_capacity(list.len());
-    for o in list {
-        let domain = o.normalized_domain();
-        if out.iter().any(|e| e.normalized_domain() == domain) {
-            continue;
-        }
-        out.push(OpsetId {
-            domain: Some(domain.to_string()),
-            version: o.version,
-        });
-    }
-    out
-}
-
-/// The opset imports of the result: the host's, normalized, plus the guest's domains
-/// it lacks; conflicting versions are resolved by the user's pick or are an error.
-fn merge_opsets(
-    host: &[OpsetId],
-    guest: &[OpsetId],
-    extra: &[OpsetId],
-    picks: &[(String, i64)],
-) -> Result<Vec<OpsetId>, InlineError> {
-    let mut out = normalized(host);
-    for g in guest {
-        let domain = g.normalized_domain();
-        match out.iter_mut().find(|e| e.normalized_domain() == domain) {
-            None => out.push(g.clone()),
-            Some(h) if domain.is_empty() => reconcile_default_opset(h.version, g.version)?,
-            Some(h) => {
-                if let (Some(hv), Some(gv)) = (h.version, g.version)
-                    && hv != gv
-                {
-                    match picks.iter().find(|(d, _)| normalize_domain(d) == domain) {
-                        Some((_, v)) => h.version = Some(*v),
-                        None => {
-                            return Err(InlineError::DomainConflict {
-                                domain: domain.to_string(),
-                                host: hv,
-                                guest: gv,
-                            });
-                        }
-                    }
-                }
-            }
-        }
-    }
-    for e in extra {
-        if !out
-            .iter()
-            .any(|o| o.normalized_domain() == e.normalized_domain())
-        {
-            out.push(e.clone());
-        }
-    }
-    Ok(out)
-}
-
-/// The default domain's version. Until the opset converter is wired in, host and
-/// guest must agree; this is where the converter will take over.
-fn reconcile_default_opset(host: Option<i64>, guest: Option<i64>) -> Result<(), InlineError> {
-    match (host, guest) {
-        (Some(host), Some(guest)) if host != guest => {
-            Err(InlineError::OpsetMismatch { guest, host })
-        }
-        _ => Ok(()),
     }
 }
