@@ -193,6 +193,17 @@ fn test(root: &Path) -> Result<(), String> {
         .arg(root.join("tests/interop/cases.py"))
         .arg("--graft")
         .arg(root.join("target/debug/graft")))?;
+    step("interop: inlined models against host and guest run separately (onnxruntime)");
+    run(Command::new(&python)
+        .arg(root.join("tests/interop/inline_verify.py"))
+        .arg("--graft")
+        .arg(root.join("target/debug/graft"))
+        .arg("--corpus")
+        .arg(&corpus_dir)
+        .arg("--examples")
+        .arg(root.join("assets/examples"))
+        .arg("--out")
+        .arg(root.join("target/interop/inline")))?;
     println!(
         "\nxtask test: everything passed in {:.0?}",
         started.elapsed()

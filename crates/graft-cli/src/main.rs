@@ -76,25 +76,34 @@ enum Command {
     },
     /// Inline the GUEST model into HOST and write the result (ONNX text when OUT ends
     /// in .onnxtxt or .txt, protobuf otherwise). Unbound guest inputs become host
-    /// inputs; without --expose every guest output becomes a host output.
-    Inline {
-        host: PathBuf,
-        guest: PathBuf,
-        #[arg(short, long)]
-        output: PathBuf,
-        /// GUEST_INPUT=HOST_VALUE: read a host value where the guest reads its input.
-        #[arg(long, value_name = "GUEST_INPUT=HOST_VALUE")]
-        bind: Vec<String>,
-        /// GUEST_OUTPUT or GUEST_OUTPUT=NAME: make a guest output a host output.
-        #[arg(long, value_name = "GUEST_OUTPUT[=NAME]")]
-        expose: Vec<String>,
-        /// Prefix of the new names (default: the guest graph's name).
-        #[arg(long)]
-        prefix: Option<String>,
-        /// Import the guest as the local function DOMAIN.NAME and call it once.
-        #[arg(long, value_name = "DOMAIN.NAME")]
-        as_function: Option<String>,
-    },
+    /// inputs; without --expose every guest output becomes a host output. Prints
+    /// where each guest input and output went.
+    Inline(InlineArgs),
+}
+
+#[derive(clap::Args)]
+struct InlineArgs {
+    /// The model to inline into.
+    host: PathBuf,
+    /// The model to inline.
+    guest: PathBuf,
+    #[arg(short, long)]
+    output: PathBuf,
+    /// GUEST_INPUT=HOST_VALUE: read a host value where the guest reads its input.
+    #[arg(long, value_name = "GUEST_INPUT=HOST_VALUE")]
+    bind: Vec<String>,
+    /// GUEST_OUTPUT or GUEST_OUTPUT=NAME: make a guest output a host output.
+    #[arg(long, value_name = "GUEST_OUTPUT[=NAME]")]
+    expose: Vec<String>,
+    /// Prefix of the new names (default: the guest graph's name).
+    #[arg(long)]
+    prefix: Option<String>,
+    /// Import the guest as the local function DOMAIN.NAME and call it once.
+    #[arg(long, value_name = "DOMAIN.NAME")]
+    as_function: Option<String>,
+    /// Convert the result's default domain to this opset version.
+    #[arg(long)]
+    opset: Option<i64>,
 }
 
 /// A failure to report on one line, with its exit code.
@@ -120,23 +129,7 @@ fn main() -> ExitCode {
             allow_loss,
             opset,
         } => convert(&input, &output, embed_external, allow_loss, opset),
-        Command::Inline {
-            host,
-            guest,
-            output,
-            bind,
-            expose,
-            prefix,
-            as_function,
-        } => inline(
-            &host,
-            &guest,
-            &output,
-            &bind,
-            &expose,
-            prefix,
-            as_function.as_deref(),
-        ),
+        Command::Inline(args) => inline(&args),
     };
     if std::env::var_os("GRAFT_REPORT_PEAK_MEMORY").is_some() {
         report_peak_memory();
@@ -471,31 +464,24 @@ fn open_any(path: &Path) -> Result<graft::Model, Failure> {
     Ok(model)
 }
 
-fn inline(
-    host_path: &Path,
-    guest_path: &Path,
-    output: &Path,
-    bind: &[String],
-    expose: &[String],
-    prefix: Option<String>,
-    as_function: Option<&str>,
-) -> Result<ExitCode, Failure> {
+fn inline(args: &InlineArgs) -> Result<ExitCode, Failure> {
     use graft::inline::{InlineOptions, Mode};
-    let mut bindings = Vec::with_capacity(bind.len());
-    for b in bind {
+    let mut bindings = Vec::with_capacity(args.bind.len());
+    for b in &args.bind {
         let (input, value) = b
             .split_once('=')
             .ok_or_else(|| Failure(format!("--bind takes GUEST_INPUT=HOST_VALUE, not {b:?}")))?;
         bindings.push((input.to_string(), value.to_string()));
     }
-    let expose: Vec<(String, Option<String>)> = expose
+    let expose: Vec<(String, Option<String>)> = args
+        .expose
         .iter()
         .map(|e| match e.split_once('=') {
             Some((out, name)) => (out.to_string(), Some(name.to_string())),
             None => (e.clone(), None),
         })
         .collect();
-    let mode = match as_function {
+    let mode = match args.as_function.as_deref() {
         None => Mode::Nodes,
         Some(spec) => {
             let (domain, name) = spec
@@ -507,29 +493,54 @@ fn inline(
             }
         }
     };
-    let mut host = open_any(host_path)?;
-    let guest = open_any(guest_path)?;
+    let mut host = open_any(&args.host)?;
+    let guest = open_any(&args.guest)?;
     let options = InlineOptions {
         bindings,
         expose_all: expose.is_empty(),
         expose,
-        prefix,
+        prefix: args.prefix.clone(),
         target: None,
         mode,
         domain_versions: Vec::new(),
     };
-    if let Err(e) = graft::inline::inline_model(&mut host, &guest, &options) {
-        eprintln!("graft: cannot inline {}: {e}", guest_path.display());
+    let report = match graft::inline::inline_model(&mut host, &guest, &options) {
+        Ok(report) => report,
+        Err(e) => {
+            eprintln!("graft: cannot inline {}: {e}", args.guest.display());
+            return Ok(ExitCode::from(1));
+        }
+    };
+    if let Some(target) = args.opset
+        && let Err(e) = graft::opset::convert(&mut host, target)
+    {
+        eprintln!("graft: cannot convert the result to opset {target}: {e}");
         return Ok(ExitCode::from(1));
     }
-    let bytes = if is_text(output) {
+    // Where the guest went, one line each (scripts read these).
+    let mut out = String::new();
+    for line in &report.converted {
+        out.push_str(&format!("{line}\n"));
+    }
+    for (input, host_value) in &options.bindings {
+        out.push_str(&format!("input {input} = {host_value}\n"));
+    }
+    for (input, added) in &report.inputs_added {
+        out.push_str(&format!("input {input} = {added} (new graph input)\n"));
+    }
+    for (output, host_value) in &report.outputs {
+        out.push_str(&format!("output {output} = {host_value}\n"));
+    }
+    out.push_str(&format!("added {} nodes\n", report.nodes.len()));
+    print!("{out}");
+    let bytes = if is_text(&args.output) {
         graft::text::print_model(&host).into_bytes()
     } else {
         graft::export(&host, &ExportOptions::default())
-            .map_err(|e| Failure(format!("{}: {e}", output.display())))?
+            .map_err(|e| Failure(format!("{}: {e}", args.output.display())))?
     };
-    std::fs::write(output, bytes)
-        .map_err(|e| Failure(format!("cannot write {}: {e}", output.display())))?;
+    std::fs::write(&args.output, bytes)
+        .map_err(|e| Failure(format!("cannot write {}: {e}", args.output.display())))?;
     Ok(ExitCode::SUCCESS)
 }
 

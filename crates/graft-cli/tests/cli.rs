@@ -421,3 +421,72 @@ fn inline_binds_exposes_and_fails_cleanly() {
     assert!(stderr.contains("\"nope\""), "{stderr}");
     assert!(!nothing.exists());
 }
+
+#[test]
+fn inline_converts_an_older_guest_and_says_where_everything_went() {
+    let host = temp("inline-conv-host.onnxtxt");
+    std::fs::write(
+        &host,
+        "<ir_version: 8, opset_import: [\"\": 17]>\nhost (float[1,3] x) => (float[1,3] y) {\n  y = Relu(x)\n}\n",
+    )
+    .expect("write host");
+    let guest = temp("inline-conv-guest.onnxtxt");
+    std::fs::write(
+        &guest,
+        "<ir_version: 7, opset_import: [\"\": 12]>\nguest (float[1,3] a, float[3] c) => (float[3] b) {\n  s = Squeeze <axes = [0]> (a)\n  b = Add(s, c)\n}\n",
+    )
+    .expect("write guest");
+    let out_path = temp("inline-conv-out.onnxtxt");
+    let s = |p: &Path| p.to_str().unwrap_or("").to_string();
+    let out = graft(&[
+        "inline",
+        &s(&host),
+        &s(&guest),
+        "-o",
+        &s(&out_path),
+        "--bind",
+        "a=y",
+    ]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        stdout.lines().collect::<Vec<_>>(),
+        [
+            "guest converted from opset 12 to 17: rewrote 1 nodes (Squeeze 1), added 0 nodes and 1 initializers",
+            "input a = y",
+            "input c = guest/c (new graph input)",
+            "output b = guest/b",
+            "added 2 nodes",
+        ]
+    );
+    let text = std::fs::read_to_string(&out_path).expect("written");
+    assert!(text.contains("Squeeze(y, \"guest/s_axes\")"), "{text}");
+
+    // --opset on the result: down to 12 the Squeeze takes its attribute again.
+    let down = temp("inline-conv-12.onnxtxt");
+    let out = graft(&[
+        "inline",
+        &s(&host),
+        &s(&guest),
+        "-o",
+        &s(&down),
+        "--bind",
+        "a=y",
+        "--opset",
+        "12",
+    ]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = std::fs::read_to_string(&down).expect("written");
+    assert!(text.contains("\"\" : 12"), "{text}");
+    assert!(text.contains("Squeeze <axes = [0]>"), "{text}");
+}

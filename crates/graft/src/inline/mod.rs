@@ -49,9 +49,10 @@
 //!
 //! - Opsets: `ai.onnx` is written `""` and each domain has one entry; a domain the host
 //!   lacks is added; a different version of a non-default domain is an error unless
-//!   [`InlineOptions::domain_versions`] picks one. A different default-domain version
-//!   is an error for now ([`InlineError::OpsetMismatch`], from
-//!   `reconcile_default_opset`), until the opset converter is wired in. Inlining into
+//!   [`InlineOptions::domain_versions`] picks one. When the default-domain versions
+//!   differ, the older side (guest or host, with every subgraph and function body) is
+//!   converted to the newer version first by `crate::opset`, on a copy; an op without
+//!   an adapter is [`InlineError::Convert`] naming it, and nothing changes. Inlining into
 //!   a function body also extends that function's `opset_import`.
 //! - IR version: the higher of the two, at least 10 when any function has an overload.
 //! - Functions: a guest function whose printed text equals the host function with the
@@ -118,8 +119,8 @@ pub struct InlineReport {
     pub nodes: Vec<NodeId>,
     /// Each guest output (in order) with the name of the host value it became.
     pub outputs: Vec<(String, String)>,
-    /// New graph inputs (or function inputs), by name.
-    pub inputs_added: Vec<String>,
+    /// New graph inputs (or function inputs): the guest input, the new input's name.
+    pub inputs_added: Vec<(String, String)>,
     /// New graph outputs (or function outputs), by name.
     pub outputs_added: Vec<String>,
     /// New initializers (dense and sparse), by name.
@@ -134,6 +135,8 @@ pub struct InlineReport {
     pub dims_renamed: Vec<(String, String)>,
     /// In function mode, the function the guest became.
     pub function: Option<FunctionKey>,
+    /// Opset conversions done first (default-domain versions differed), one line each.
+    pub converted: Vec<String>,
 }
 
 #[derive(Clone, Debug, thiserror::Error, PartialEq, Eq)]
@@ -161,10 +164,15 @@ pub enum InlineError {
         guest: String,
         host: String,
     },
-    #[error(
-        "the guest imports the default domain at version {guest} and the host at {host}; converting between opset versions is not available yet"
-    )]
+    #[error("the guest imports the default domain at version {guest} and the host at {host}")]
     OpsetMismatch { guest: i64, host: i64 },
+    #[error("cannot convert the {side} from opset {from} to {to}: {error}")]
+    Convert {
+        side: &'static str,
+        from: i64,
+        to: i64,
+        error: crate::opset::ConvertError,
+    },
     #[error(
         "domain {domain:?} is imported at version {host} by the host and {guest} by the guest; pick one"
     )]
@@ -186,11 +194,64 @@ pub enum InlineError {
 }
 
 /// Inlines `guest` into `host` as `opts` says. On error the host is unchanged.
+///
+/// When the two import different versions of the default domain, the result takes
+/// the higher one: the older side is converted first (`crate::opset`, every graph and
+/// function body), on a copy, so a node without an adapter is an error that names it
+/// and changes nothing.
 pub fn inline_model(
     host: &mut Model,
     guest: &Model,
     opts: &InlineOptions,
 ) -> Result<InlineReport, InlineError> {
+    let (Some(h), Some(g)) = (host.opset_version(""), guest.opset_version("")) else {
+        let staged = plan::plan(host, guest, opts)?;
+        return Ok(staged.apply(host));
+    };
+    if h == g {
+        let staged = plan::plan(host, guest, opts)?;
+        return Ok(staged.apply(host));
+    }
+    let target = h.max(g);
+    let mut converted = Vec::new();
+    let upgraded_guest;
+    let guest = if g < target {
+        let mut copy = guest.clone();
+        let report =
+            crate::opset::convert(&mut copy, target).map_err(|error| InlineError::Convert {
+                side: "guest",
+                from: g,
+                to: target,
+                error,
+            })?;
+        converted.push(format!(
+            "guest converted from opset {g} to {target}: {report}"
+        ));
+        upgraded_guest = copy;
+        &upgraded_guest
+    } else {
+        guest
+    };
+    if h < target {
+        let mut work = host.clone();
+        let report =
+            crate::opset::convert(&mut work, target).map_err(|error| InlineError::Convert {
+                side: "host",
+                from: h,
+                to: target,
+                error,
+            })?;
+        converted.push(format!(
+            "host converted from opset {h} to {target}: {report}"
+        ));
+        let staged = plan::plan(&work, guest, opts)?;
+        let mut report = staged.apply(&mut work);
+        *host = work;
+        report.converted = converted;
+        return Ok(report);
+    }
     let staged = plan::plan(host, guest, opts)?;
-    Ok(staged.apply(host))
+    let mut report = staged.apply(host);
+    report.converted = converted;
+    Ok(report)
 }

@@ -63,8 +63,8 @@ pub(super) fn merge_opsets(
     Ok(out)
 }
 
-/// The default domain's version. Until the opset converter is wired in, host and
-/// guest must agree; this is where the converter will take over.
+/// The default domain's version: `inline_model` converts the older side first, so
+/// here host and guest agree; a difference is reported, never merged silently.
 fn reconcile_default_opset(host: Option<i64>, guest: Option<i64>) -> Result<(), InlineError> {
     match (host, guest) {
         (Some(host), Some(guest)) if host != guest => {

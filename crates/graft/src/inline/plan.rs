@@ -1060,6 +1060,12 @@ impl<'h, 'g, 'o> Planner<'h, 'g, 'o> {
         self.guest.ir_version.is_some_and(|v| v <= 3)
     }
 
+    /// Whether the result is an IR <= 3 model too (both are), where every initializer
+    /// of the main graph must also be a graph input.
+    fn result_is_ir3(&self) -> bool {
+        self.is_ir3() && self.host.ir_version.is_some_and(|v| v <= 3)
+    }
+
     /// Nodes mode: the guest main graph's lists into the target.
     fn main_graph(&mut self, bindings: &FxMap<ValueId, ValueId>) -> Result<(), InlineError> {
         let guest = self.guest;
@@ -1079,17 +1085,15 @@ impl<'h, 'g, 'o> Planner<'h, 'g, 'o> {
             let as_input = match (&weight, self.kind) {
                 (None, Kind::Main) => true,
                 (None, _) => return Err(InlineError::UnboundInput(guest.value(gv).name.clone())),
-                (Some(_), Kind::Main) => !self.is_ir3(),
+                (Some(_), Kind::Main) => !self.is_ir3() || self.result_is_ir3(),
                 (Some(_), _) => false,
             };
             if as_input {
                 let mut info = self.value_info(vi);
                 info.value = Some(hv);
                 self.staged.inputs.push(info);
-                self.staged
-                    .report
-                    .inputs_added
-                    .push(self.name_of(hv).to_string());
+                let added = (guest.value(gv).name.clone(), self.name_of(hv).to_string());
+                self.staged.report.inputs_added.push(added);
             } else {
                 self.set_def(hv, ValueDef::Initializer);
             }
@@ -1190,7 +1194,10 @@ impl<'h, 'g, 'o> Planner<'h, 'g, 'o> {
                             ty,
                             ..ValueInfo::default()
                         });
-                        self.staged.report.inputs_added.push(host_name);
+                        self.staged
+                            .report
+                            .inputs_added
+                            .push((name.clone(), host_name));
                         hv
                     }
                     None => return Err(InlineError::UnboundInput(name)),
