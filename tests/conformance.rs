@@ -52,6 +52,15 @@ fn every_corpus_model_round_trips_and_agrees_with_a_second_decoder() {
         if again.as_deref() != Some(exported.as_slice()) {
             failures.push(format!("{}: export is not deterministic", rel.display()));
         }
+        let mut streamed = Vec::new();
+        if graft::export_to(&imported.model, &options, &mut streamed).is_err()
+            || streamed != exported
+        {
+            failures.push(format!(
+                "{}: export_to writes other bytes than export",
+                rel.display()
+            ));
+        }
         let reimported =
             graft::import(Bytes::from(exported.clone())).map(|i| graft::export(&i.model, &options));
         if !matches!(&reimported, Ok(Ok(b)) if *b == exported) {

@@ -271,9 +271,44 @@ fn bench(root: &Path) -> Result<(), String> {
             times[times.len() / 2]
         );
     }
+    println!("== inline into itself: peers (onnx.compose, spox), merge time and peak memory");
+    let inline_json = root.join("target/bench/inline_peer.json");
+    run(Command::new(&python)
+        .arg(root.join("tests/interop/inline_bench.py"))
+        .args(&files)
+        .arg("--json")
+        .arg(&inline_json))?;
+    println!("== graft inline FILE FILE: whole process (read, inline, write) and peak memory");
+    for file in &files {
+        let out = root.join("target/bench/inlined.onnx");
+        let start = Instant::now();
+        let run_out = Command::new(root.join("target/release/graft"))
+            .arg("inline")
+            .arg(file)
+            .arg(file)
+            .arg("-o")
+            .arg(&out)
+            .args(["--prefix", "g"])
+            .env("GRAFT_REPORT_PEAK_MEMORY", "1")
+            .output()
+            .map_err(|e| e.to_string())?;
+        let elapsed = start.elapsed();
+        let size = std::fs::metadata(file).map(|m| m.len()).unwrap_or(0);
+        println!(
+            "{}: two inputs {} bytes; {:.0?}; {}",
+            file.display(),
+            2 * size,
+            elapsed,
+            String::from_utf8_lossy(&run_out.stderr).trim()
+        );
+        let _ = std::fs::remove_file(&out);
+    }
     println!("== graft: criterion");
-    run(Command::new("cargo")
-        .args(["bench", "-p", "graft", "--bench", "codec"])
-        .env("GRAFT_CORPUS", &corpus_dir)
-        .current_dir(root))
+    for bench in ["codec", "inline"] {
+        run(Command::new("cargo")
+            .args(["bench", "-p", "graft", "--bench", bench])
+            .env("GRAFT_CORPUS", &corpus_dir)
+            .current_dir(root))?;
+    }
+    Ok(())
 }

@@ -316,10 +316,7 @@ fn parse(path: &Path, output: &Path) -> Result<ExitCode, Failure> {
     {
         eprintln!("{d}");
     }
-    let bytes = graft::export(&imported.model, &ExportOptions::default())
-        .map_err(|e| Failure(format!("{}: {e}", path.display())))?;
-    std::fs::write(output, bytes)
-        .map_err(|e| Failure(format!("cannot write {}: {e}", output.display())))?;
+    write_model(&imported.model, &ExportOptions::default(), output)?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -417,10 +414,7 @@ fn convert(
         allow_loss,
         embed_external,
     };
-    let bytes = graft::export(&imported.model, &options)
-        .map_err(|e| Failure(format!("{}: {e}", input.display())))?;
-    std::fs::write(output, bytes)
-        .map_err(|e| Failure(format!("cannot write {}: {e}", output.display())))?;
+    write_model(&imported.model, &options, output)?;
     if !embed_external {
         // References are kept as written: make sure they still resolve from the output.
         let out_dir = output.parent().unwrap_or(Path::new("."));
@@ -532,16 +526,39 @@ fn inline(args: &InlineArgs) -> Result<ExitCode, Failure> {
         out.push_str(&format!("output {output} = {host_value}\n"));
     }
     out.push_str(&format!("added {} nodes\n", report.nodes.len()));
-    print!("{out}");
-    let bytes = if is_text(&args.output) {
-        graft::text::print_model(&host).into_bytes()
+    if is_text(&args.output) {
+        std::fs::write(&args.output, graft::text::print_model(&host))
+            .map_err(|e| Failure(format!("cannot write {}: {e}", args.output.display())))?;
     } else {
-        graft::export(&host, &ExportOptions::default())
-            .map_err(|e| Failure(format!("{}: {e}", args.output.display())))?
-    };
-    std::fs::write(&args.output, bytes)
-        .map_err(|e| Failure(format!("cannot write {}: {e}", args.output.display())))?;
+        write_model(&host, &ExportOptions::default(), &args.output)?;
+    }
+    print!("{out}");
     Ok(ExitCode::SUCCESS)
+}
+
+/// Encodes `model` into the file `output`, streamed (the whole encoding is never in
+/// memory at once). On any failure the file is removed: nothing half-written stays.
+fn write_model(
+    model: &graft::Model,
+    options: &ExportOptions,
+    output: &Path,
+) -> Result<(), Failure> {
+    use std::io::Write as _;
+    let file = std::fs::File::create(output)
+        .map_err(|e| Failure(format!("cannot write {}: {e}", output.display())))?;
+    let mut writer = std::io::BufWriter::with_capacity(1 << 20, file);
+    let result = graft::export_to(model, options, &mut writer)
+        .map_err(|e| Failure(format!("{}: {e}", output.display())))
+        .and_then(|()| {
+            writer
+                .flush()
+                .map_err(|e| Failure(format!("cannot write {}: {e}", output.display())))
+        });
+    if result.is_err() {
+        drop(writer);
+        let _ = std::fs::remove_file(output);
+    }
+    result
 }
 
 /// For `cargo xtask bench`: the process's peak resident memory (Linux only).

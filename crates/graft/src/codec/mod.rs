@@ -44,6 +44,8 @@ pub enum ExportError {
     WouldLoseUnknownFields(Vec<UnknownField>),
     #[error("cannot embed tensor {tensor:?}: {reason}")]
     Embed { tensor: String, reason: String },
+    #[error("cannot write the model: {0}")]
+    Write(String),
 }
 
 /// Decodes an ONNX model. Never panics; a buffer that is not a model is an error, and a
@@ -79,6 +81,62 @@ pub struct ExportOptions {
 
 /// Encodes the model. Deterministic: the same IR gives the same bytes.
 pub fn export(model: &Model, options: &ExportOptions) -> Result<Vec<u8>, ExportError> {
+    Ok(build(model, options)?.encode_to_vec())
+}
+
+/// Encodes the model into `out`, the same bytes as [`export`], without holding the
+/// whole encoding in memory: the main graph's initializers are encoded and written
+/// one at a time (tensor payloads are shared with the model until then). For big
+/// models this halves the peak memory of writing a file.
+pub fn export_to(
+    model: &Model,
+    options: &ExportOptions,
+    out: &mut dyn std::io::Write,
+) -> Result<(), ExportError> {
+    let mut proto = build(model, options)?;
+    let write = |out: &mut dyn std::io::Write, bytes: &[u8]| {
+        out.write_all(bytes)
+            .map_err(|e| ExportError::Write(e.to_string()))
+    };
+    let Some(mut graph) = proto.graph.take() else {
+        return write(out, &proto.encode_to_vec());
+    };
+    // prost writes fields in tag order, so the model is: fields before `graph` (7),
+    // the graph, fields after it; and the graph is: `node` (1), `name` (2),
+    // `initializer` (5) one by one, the fields after it.
+    let mut head = proto::ModelProto::default();
+    head.ir_version = proto.ir_version.take();
+    head.producer_name = proto.producer_name.take();
+    head.producer_version = proto.producer_version.take();
+    head.domain = proto.domain.take();
+    head.model_version = proto.model_version.take();
+    head.doc_string = proto.doc_string.take();
+    write(out, &head.encode_to_vec())?;
+    let mut key_and_length = Vec::with_capacity(20);
+    prost::encoding::encode_key(
+        7,
+        prost::encoding::WireType::LengthDelimited,
+        &mut key_and_length,
+    );
+    prost::encoding::encode_varint(graph.encoded_len() as u64, &mut key_and_length);
+    write(out, &key_and_length)?;
+    let initializers = std::mem::take(&mut graph.initializer);
+    let mut graph_head = proto::GraphProto::default();
+    graph_head.node = std::mem::take(&mut graph.node);
+    graph_head.name = graph.name.take();
+    write(out, &graph_head.encode_to_vec())?;
+    drop(graph_head);
+    let mut buffer = Vec::new();
+    for tensor in &initializers {
+        buffer.clear();
+        prost::encoding::message::encode(5, tensor, &mut buffer);
+        write(out, &buffer)?;
+    }
+    write(out, &graph.encode_to_vec())?;
+    write(out, &proto.encode_to_vec())
+}
+
+fn build(model: &Model, options: &ExportOptions) -> Result<proto::ModelProto, ExportError> {
     if !model.unknown_fields.is_empty() && !options.allow_loss {
         return Err(ExportError::WouldLoseUnknownFields(
             model.unknown_fields.clone(),
@@ -108,5 +166,5 @@ pub fn export(model: &Model, options: &ExportOptions) -> Result<Vec<u8>, ExportE
     if let Some(e) = failure.into_inner() {
         return Err(e);
     }
-    Ok(proto.encode_to_vec())
+    Ok(proto)
 }

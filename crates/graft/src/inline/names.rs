@@ -29,17 +29,15 @@ impl<'h> Fresh<'h> {
         }
     }
 
-    pub(super) fn is_taken(&self, name: &str) -> bool {
-        self.taken.contains(name) || self.made.contains(&hash(name))
-    }
-
     /// Claims `name` as it is; false when it is already in use.
     pub(super) fn claim(&mut self, name: &str) -> bool {
-        if self.is_taken(name) {
-            return false;
-        }
-        self.made.insert(hash(name));
-        true
+        // One hash of the name: `insert` says whether it was new.
+        !self.taken.contains(name) && self.made.insert(hash(name))
+    }
+
+    /// Room for `n` more generated names without rehashing.
+    pub(super) fn reserve(&mut self, n: usize) {
+        self.made.reserve(n);
     }
 
     /// `base` if free, else `base_2`, `base_3`, ... (the first free one), claimed.

@@ -215,8 +215,16 @@ impl<'h, 'g, 'o> Planner<'h, 'g, 'o> {
                 }
                 weights
             },
-            value_names: Fresh::new(taken),
-            node_names: Fresh::new(node_taken),
+            value_names: {
+                let mut fresh = Fresh::new(taken);
+                fresh.reserve(guest.values.len());
+                fresh
+            },
+            node_names: {
+                let mut fresh = Fresh::new(node_taken);
+                fresh.reserve(guest.nodes.len());
+                fresh
+            },
             base_graph: host.graphs.len(),
             base_node: host.nodes.len(),
             base_value: host.values.len(),
@@ -641,7 +649,7 @@ impl<'h, 'g, 'o> Planner<'h, 'g, 'o> {
             }
             let main = self.origins.get(value.graph.index()) == Some(&Origin::Main);
             let name = if rename_main && main {
-                let base = format!("{}/{}", self.prefix, value.name);
+                let base = prefixed(&self.prefix, &value.name);
                 self.value_names.fresh_owned(base)
             } else {
                 value.name.clone()
@@ -785,10 +793,9 @@ impl<'h, 'g, 'o> Planner<'h, 'g, 'o> {
         }
         let main = self.origins.get(node.graph.index()) == Some(&Origin::Main);
         let name = match node.name.as_deref() {
-            Some(name) if !name.is_empty() && main && !self.function_mode() => Some(
-                self.node_names
-                    .fresh_owned(format!("{}/{name}", self.prefix)),
-            ),
+            Some(name) if !name.is_empty() && main && !self.function_mode() => {
+                Some(self.node_names.fresh_owned(prefixed(&self.prefix, name)))
+            }
             other => other.map(str::to_string),
         };
         Ok(Node {
@@ -1172,7 +1179,7 @@ impl<'h, 'g, 'o> Planner<'h, 'g, 'o> {
                 h
             } else {
                 self.set_def(bv, ValueDef::Input);
-                let base = format!("{}/{name}", self.prefix);
+                let base = prefixed(&self.prefix, &name);
                 match self.guest_weight(gv)? {
                     Some(w) => {
                         let host_name = self.value_names.fresh(&base);
@@ -1308,7 +1315,7 @@ impl<'h, 'g, 'o> Planner<'h, 'g, 'o> {
                 .value
                 .map(|v| guest.value(v).name.clone())
                 .unwrap_or_default();
-            let host_name = self.value_names.fresh(&format!("{}/{name}", self.prefix));
+            let host_name = self.value_names.fresh(&prefixed(&self.prefix, &name));
             outputs.push(Some(self.new_value(host_name, ValueDef::Undefined)));
         }
         let call = self.new_node(self.target(), &key.name, &domain, args, outputs, Vec::new());
@@ -1364,9 +1371,7 @@ impl<'h, 'g, 'o> Planner<'h, 'g, 'o> {
             } else {
                 let name = match as_name {
                     Some(n) => n.clone(),
-                    None => self
-                        .value_names
-                        .fresh(&format!("{}/{out_name}", self.prefix)),
+                    None => self.value_names.fresh(&prefixed(&self.prefix, &out_name)),
                 };
                 let out = self.new_value(name, ValueDef::Undefined);
                 let node = self.new_node(
@@ -1468,6 +1473,16 @@ impl<'h, 'g, 'o> Planner<'h, 'g, 'o> {
             ir
         };
     }
+}
+
+/// `prefix/name`, built without the formatting machinery (it runs once per copied
+/// value and node).
+fn prefixed(prefix: &str, name: &str) -> String {
+    let mut out = String::with_capacity(prefix.len() + 1 + name.len());
+    out.push_str(prefix);
+    out.push('/');
+    out.push_str(name);
+    out
 }
 
 enum Weight {
