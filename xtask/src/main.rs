@@ -193,6 +193,15 @@ fn test(root: &Path) -> Result<(), String> {
         .arg(root.join("tests/interop/cases.py"))
         .arg("--graft")
         .arg(root.join("target/debug/graft")))?;
+    step("interop: opset adapters on the backend node tests, converted to opset 21 (onnxruntime)");
+    run(Command::new(&python)
+        .arg(root.join("tests/interop/opset_backend.py"))
+        .arg("--graft")
+        .arg(root.join("target/debug/graft"))
+        .arg("--node")
+        .arg(corpus_dir.join("node"))
+        .arg("--out")
+        .arg(root.join("target/interop/opset_backend")))?;
     step("interop: inlined models against host and guest run separately (onnxruntime)");
     run(Command::new(&python)
         .arg(root.join("tests/interop/inline_verify.py"))
