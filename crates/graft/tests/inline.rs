@@ -599,3 +599,43 @@ guest (float[4] a) => (float[4] b)
     assert_eq!(q[0].tensor_name.as_deref(), Some("guest/t"));
     assert_eq!(q[0].quant_parameter_tensor_names[0].value(), "guest/s");
 }
+
+#[test]
+fn metadata_keys_stay_unique_when_the_same_guest_comes_twice() {
+    let mut host = model(
+        "<ir_version: 10, opset_import: [\"\": 17], metadata_props: [\"a\": \"1\", \"guest/b\": \"other\"]>\nhost (float[4] x) => (float[4] y) { y = Abs(x) }\n",
+    );
+    let guest = model(
+        "<ir_version: 10, opset_import: [\"\": 17], doc_string: \"guest doc\", metadata_props: [\"a\": \"2\", \"b\": \"3\"]>\nguest (float[4] a) => (float[4] b) { b = Relu(a) }\n",
+    );
+    let options = InlineOptions {
+        bindings: vec![("a".into(), "x".into())],
+        ..InlineOptions::default()
+    };
+    inline_model(&mut host, &guest, &options).expect("first");
+    inline_model(&mut host, &guest, &options).expect("second");
+    let pairs: Vec<(String, String)> = host
+        .metadata_props
+        .iter()
+        .map(|p| (p.key().to_string(), p.value().to_string()))
+        .collect();
+    let mut keys: Vec<&str> = pairs.iter().map(|(k, _)| k.as_str()).collect();
+    keys.sort_unstable();
+    keys.dedup();
+    assert_eq!(keys.len(), pairs.len(), "duplicate keys: {pairs:?}");
+    let expected: Vec<(String, String)> = [
+        ("a", "1"),
+        ("guest/b", "other"),
+        ("guest/a", "2"),
+        ("b", "3"),
+        ("guest/doc_string", "guest doc"),
+    ]
+    .iter()
+    .map(|(k, v)| (k.to_string(), v.to_string()))
+    .collect();
+    assert_eq!(pairs, expected, "the second copy adds nothing new");
+    // The checker catches a duplicate key (as onnx.checker does).
+    assert!(!graft::check::check(&host).iter().any(|d| d.code == "check.metadata-duplicate-key"));
+    host.metadata_props.push(graft::ir::StringPair::new("a", "9"));
+    assert!(graft::check::check(&host).iter().any(|d| d.code == "check.metadata-duplicate-key"));
+}

@@ -25,6 +25,10 @@ use crate::schema;
 pub const CODES: &[(&str, &str)] = &[
     ("check.ir-version-missing", "the model has no ir_version"),
     (
+        "check.metadata-duplicate-key",
+        "the model's metadata_props has a key twice (onnx.checker rejects it)",
+    ),
+    (
         "check.ir-version-field",
         "a field is used that the model's IR version does not have (stricter for overloads and attribute defaults)",
     ),
@@ -244,6 +248,16 @@ impl<'m> Checker<'m> {
                 "the model has no graph".into(),
                 Location::default(),
             );
+        }
+        let mut keys = HashSet::new();
+        for p in &model.metadata_props {
+            if !keys.insert(p.key()) {
+                self.error(
+                    "check.metadata-duplicate-key",
+                    format!("metadata_props has the key {:?} more than once", p.key()),
+                    Location::default(),
+                );
+            }
         }
         let mut seen = HashSet::new();
         for o in &model.opset_import {

@@ -1426,20 +1426,59 @@ impl<'h, 'g, 'o> Planner<'h, 'g, 'o> {
         let guest = self.guest;
         let g = guest.graph(self.guest_main);
         let prefix = self.prefix.clone();
+        // Keys stay unique (onnx.checker rejects duplicates): an entry the host has
+        // already, with the same value, is not added again; a clashing key becomes
+        // `<prefix>/key` (then `_2`, `_3`… until free).
         let merge = |have: &[StringPair], add: &[StringPair], doc: Option<&str>| {
             let mut out: Vec<StringPair> = Vec::new();
-            for pair in add {
-                match have.iter().chain(&out).find(|p| p.key == pair.key) {
-                    Some(p) if p.value == pair.value => {}
-                    Some(_) => out.push(StringPair {
-                        key: Some(format!("{prefix}/{}", pair.key())),
-                        value: pair.value.clone(),
+            let mut put = |out: &mut Vec<StringPair>, key: String, value: Option<String>| {
+                let same = |p: &&StringPair| p.key.as_deref() == Some(key.as_str());
+                match have.iter().chain(out.iter()).find(same) {
+                    None => out.push(StringPair {
+                        key: Some(key),
+                        value,
                     }),
-                    None => out.push(pair.clone()),
+                    Some(p) if p.value == value => {}
+                    Some(_) => {
+                        let base = if key.starts_with(&format!("{prefix}/")) {
+                            key
+                        } else {
+                            format!("{prefix}/{key}")
+                        };
+                        let mut candidate = base.clone();
+                        let mut k = 2;
+                        loop {
+                            let taken = have
+                                .iter()
+                                .chain(out.iter())
+                                .find(|p| p.key.as_deref() == Some(candidate.as_str()));
+                            match taken {
+                                None => {
+                                    out.push(StringPair {
+                                        key: Some(candidate),
+                                        value,
+                                    });
+                                    break;
+                                }
+                                Some(p) if p.value == value => break,
+                                Some(_) => {
+                                    candidate = format!("{base}_{k}");
+                                    k += 1;
+                                }
+                            }
+                        }
+                    }
                 }
+            };
+            for pair in add {
+                put(&mut out, pair.key().to_string(), pair.value.clone());
             }
             if let Some(doc) = doc.filter(|d| !d.is_empty()) {
-                out.push(StringPair::new(format!("{prefix}/doc_string"), doc));
+                put(
+                    &mut out,
+                    format!("{prefix}/doc_string"),
+                    Some(doc.to_string()),
+                );
             }
             out
         };

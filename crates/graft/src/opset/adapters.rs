@@ -4,7 +4,7 @@
 
 use super::ConvertError;
 use super::edit::{Ctx, attribute, floats, int64s};
-use crate::ir::{AttrValue, NodeId};
+use crate::ir::{AttrKind, AttrValue, NodeId};
 use crate::schema::{self, OpSchema, ParamOption};
 
 /// A rewrite of the node `ctx.node`; returns whether it changed anything.
@@ -281,6 +281,28 @@ pub(crate) fn apply(ctx: &mut Ctx, n: NodeId, from: i64, to: i64) -> Result<bool
         let op = ctx.model.node(n).op_type().to_string();
         let Some(walk) = next(&op, v, to) else { break };
         let found = find(&op, walk.version).ok_or_else(|| no_adapter(&op, &walk))?;
+        // An adapter that reads attributes cannot see through a reference to a
+        // function attribute (`@name`, bound per call): it would take the reference
+        // for an absent attribute and change the numbers. Only renames and widenings
+        // going up read nothing.
+        let reads_attributes = !matches!(
+            (&found, walk.up),
+            (Found::Listed(Rule::Rename(_)), true)
+                | (Found::Listed(Rule::Added(_)) | Found::Widened, true)
+        );
+        if reads_attributes
+            && let Some(a) = ctx
+                .model
+                .node(n)
+                .attributes
+                .iter()
+                .find(|a| !matches!(a.kind, AttrKind::Value(_)))
+        {
+            return Err(ctx.fail(format!(
+                "attribute {} refers to a function attribute or is malformed; specialize the call (or inline it) first",
+                a.name()
+            )));
+        }
         changed |= match (found, walk.up) {
             (Found::Listed(Rule::Rewrite { up, .. }), true) => up(ctx)?,
             (
@@ -759,6 +781,27 @@ fn upsample_9(ctx: &mut Ctx) -> Result<bool, ConvertError> {
 /// Resize 11: (X, scales) → (X, roi, scales) with the coordinate transformation of
 /// opset 10 (asymmetric; nearest rounds down).
 fn resize_11(ctx: &mut Ctx) -> Result<bool, ConvertError> {
+    let nearest = ctx.string_attr("mode").is_none_or(|m| m == "nearest");
+    // Resize-10 (and Upsample) in nearest mode pick the source pixel as onnxruntime
+    // does: floor when an axis grows, ceil when it shrinks. Resize-11 has one rounding
+    // for all axes, so the scales must be known and not shrink some axes while
+    // growing others.
+    let rounding = if nearest {
+        let scales = ctx.const_floats_input(1, "scales (nearest mode)")?.unwrap_or_default();
+        let grows = scales.iter().any(|&s| s > 1.0);
+        let shrinks = scales.iter().any(|&s| s < 1.0);
+        match (grows, shrinks) {
+            (true, true) => {
+                return Err(ctx.fail(
+                    "nearest mode with some axes growing and others shrinking has no single rounding in opset 11",
+                ));
+            }
+            (false, true) => "ceil",
+            _ => "floor",
+        }
+    } else {
+        "floor"
+    };
     let scales = ctx.input(1);
     let roi = if ctx.to >= 13 {
         None
@@ -772,9 +815,8 @@ fn resize_11(ctx: &mut Ctx) -> Result<bool, ConvertError> {
         "coordinate_transformation_mode",
         AttrValue::String("asymmetric".into()),
     );
-    let nearest = ctx.string_attr("mode").is_none_or(|m| m == "nearest");
     if nearest {
-        ctx.set_attr("nearest_mode", AttrValue::String("floor".into()));
+        ctx.set_attr("nearest_mode", AttrValue::String(rounding.into()));
     }
     Ok(true)
 }
