@@ -635,7 +635,101 @@ fn metadata_keys_stay_unique_when_the_same_guest_comes_twice() {
     .collect();
     assert_eq!(pairs, expected, "the second copy adds nothing new");
     // The checker catches a duplicate key (as onnx.checker does).
-    assert!(!graft::check::check(&host).iter().any(|d| d.code == "check.metadata-duplicate-key"));
-    host.metadata_props.push(graft::ir::StringPair::new("a", "9"));
-    assert!(graft::check::check(&host).iter().any(|d| d.code == "check.metadata-duplicate-key"));
+    assert!(
+        !graft::check::check(&host)
+            .iter()
+            .any(|d| d.code == "check.metadata-duplicate-key")
+    );
+    host.metadata_props
+        .push(graft::ir::StringPair::new("a", "9"));
+    assert!(
+        graft::check::check(&host)
+            .iter()
+            .any(|d| d.code == "check.metadata-duplicate-key")
+    );
+}
+
+#[test]
+fn review_fixes_names_types_ir_and_annotations() {
+    // An exposed output renamed by --expose O=NAME: its quantization annotation follows.
+    let host = || {
+        model(
+            "<ir_version: 10, opset_import: [\"\": 17]>\nhost (float[4] x) => (float[4] y) { y = Abs(x) }\n",
+        )
+    };
+    let mut guest = model(
+        "<ir_version: 10, opset_import: [\"\": 17]>\nguest (float[4] a) => (float[4] b, float[4] c) <float s = {0.5}> {\n  t = Relu(a)\n  b = Mul(t, s)\n  c = Neg(t)\n}\n",
+    );
+    let main = guest.graph.expect("graph");
+    guest.graphs[main]
+        .quantization_annotation
+        .push(graft::ir::TensorAnnotation {
+            tensor_name: Some("b".into()),
+            quant_parameter_tensor_names: vec![graft::ir::StringPair::new("SCALE_TENSOR", "s")],
+        });
+    let mut h = host();
+    let options = InlineOptions {
+        bindings: vec![("a".into(), "x".into())],
+        expose: vec![("b".into(), Some("Z".into()))],
+        ..InlineOptions::default()
+    };
+    inline_model(&mut h, &guest, &options).expect("inlines");
+    let g = h.graph(h.graph.expect("graph"));
+    let annotation = &g.quantization_annotation[0];
+    assert_eq!(annotation.tensor_name.as_deref(), Some("Z"));
+    assert_eq!(
+        annotation.quant_parameter_tensor_names[0].value(),
+        "guest/s"
+    );
+    // The output not exposed (c) keeps its stated type as value_info.
+    let typed: Vec<&str> = g
+        .value_info
+        .iter()
+        .filter(|vi| vi.ty.is_some())
+        .filter_map(|vi| vi.value)
+        .map(|v| h.value(v).name.as_str())
+        .collect();
+    assert_eq!(typed, ["guest/c"]);
+    assert!(
+        graft::check::check(&h)
+            .iter()
+            .all(|d| d.severity != graft::Severity::Error)
+    );
+
+    // An empty output name is refused, the host unchanged.
+    let mut h = host();
+    let before = graft::text::print_model(&h);
+    let options = InlineOptions {
+        bindings: vec![("a".into(), "x".into())],
+        expose: vec![("b".into(), Some(String::new()))],
+        ..InlineOptions::default()
+    };
+    assert_eq!(
+        inline_model(&mut h, &guest, &options),
+        Err(InlineError::EmptyName).map(|()| unreachable!())
+    );
+    assert_eq!(graft::text::print_model(&h), before);
+
+    // Function mode into an IR 7 host: local functions need IR 8.
+    let mut h = model(
+        "<ir_version: 7, opset_import: [\"\": 12]>\nhost (float[4] x) => (float[4] y) { y = Abs(x) }\n",
+    );
+    let guest7 = model(
+        "<ir_version: 7, opset_import: [\"\": 12]>\nguest (float[4] a) => (float[4] b) { b = Relu(a) }\n",
+    );
+    let options = InlineOptions {
+        bindings: vec![("a".into(), "x".into())],
+        mode: graft::inline::Mode::Function {
+            domain: "loc".into(),
+            name: "G".into(),
+        },
+        ..InlineOptions::default()
+    };
+    inline_model(&mut h, &guest7, &options).expect("inlines");
+    assert_eq!(h.ir_version, Some(8));
+    assert!(
+        graft::check::check(&h)
+            .iter()
+            .all(|d| d.severity != graft::Severity::Error)
+    );
 }

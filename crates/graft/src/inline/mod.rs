@@ -191,6 +191,8 @@ pub enum InlineError {
     CannotExpose(String),
     #[error("the name {0:?} is already used in the target scope")]
     NameTaken(String),
+    #[error("an exposed output needs a name; \"\" means an absent value in ONNX")]
+    EmptyName,
 }
 
 /// Inlines `guest` into `host` as `opts` says. On error the host is unchanged.

@@ -444,6 +444,9 @@ impl<'h, 'g, 'o> Planner<'h, 'g, 'o> {
             return Err(InlineError::CannotExpose(name));
         }
         for (_, as_name) in &out {
+            if as_name.as_deref() == Some("") {
+                return Err(InlineError::EmptyName);
+            }
             if let Some(n) = as_name
                 && !self.value_names.claim(n)
             {
@@ -1365,7 +1368,18 @@ impl<'h, 'g, 'o> Planner<'h, 'g, 'o> {
                     as_name,
                     staged_index.and_then(|i| self.staged.values.get_mut(i)),
                 ) {
-                    value.name = name.clone();
+                    let old = std::mem::replace(&mut value.name, name.clone());
+                    // Quantization annotations name tensors: they follow the rename.
+                    for a in &mut self.staged.quant {
+                        if a.tensor_name.as_deref() == Some(old.as_str()) {
+                            a.tensor_name = Some(name.clone());
+                        }
+                        for p in &mut a.quant_parameter_tensor_names {
+                            if p.value.as_deref() == Some(old.as_str()) {
+                                p.value = Some(name.clone());
+                            }
+                        }
+                    }
                 }
                 v
             } else {
@@ -1408,6 +1422,25 @@ impl<'h, 'g, 'o> Planner<'h, 'g, 'o> {
                 .unwrap_or_default();
             let host = v.map(|v| self.name_of(v).to_string()).unwrap_or_default();
             self.staged.report.outputs.push((name, host));
+            // An output not exposed keeps its stated type as value_info (a value the
+            // host computes, not one it hands out).
+            if let (Kind::Main, false, Some(v), Some(ty)) =
+                (self.kind, self.function_mode(), *v, &vi.ty)
+                && !exposed.contains(&v)
+                && v.index()
+                    .checked_sub(self.base_value)
+                    .and_then(|i| self.staged.values.get(i))
+                    .is_some_and(|value| matches!(value.def, ValueDef::Node(_)))
+                && !self.staged.value_info.iter().any(|x| x.value == Some(v))
+            {
+                let ty = self.ty(ty);
+                self.staged.value_info.push(ValueInfo {
+                    value: Some(v),
+                    ty: Some(ty),
+                    doc_string: vi.doc_string.clone(),
+                    metadata_props: vi.metadata_props.clone(),
+                });
+            }
         }
         self.staged.report.nodes = self
             .staged
@@ -1506,8 +1539,12 @@ impl<'h, 'g, 'o> Planner<'h, 'g, 'o> {
             .map(|&f| self.host.function(f))
             .chain(self.staged.functions.iter())
             .any(|f| f.overload.as_deref().is_some_and(|o| !o.is_empty()));
+        // Model-local functions need IR 8, overloads IR 10.
+        let functions = !self.host.functions.is_empty() || !self.staged.functions.is_empty();
         self.staged.ir_version = if overloads {
             Some(ir.unwrap_or(10).max(10))
+        } else if functions {
+            Some(ir.unwrap_or(8).max(8))
         } else {
             ir
         };

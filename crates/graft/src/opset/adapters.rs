@@ -354,6 +354,15 @@ fn added_down(ctx: &mut Ctx, op: &str, version: i64, attrs: &[&str]) -> Result<b
         ctx.remove_attr(name);
         changed = true;
     }
+    // Inputs the older schema requires (Gemm's C before opset 11).
+    let present = ctx.node().inputs.iter().take_while(|i| i.is_some()).count();
+    if present < older.min_inputs {
+        return Err(ctx.fail(format!(
+            "opset {} requires {} inputs and it has {present}",
+            version - 1,
+            older.min_inputs
+        )));
+    }
     if ctx.node().inputs.len() > older.max_inputs {
         if ctx
             .node()
@@ -787,7 +796,9 @@ fn resize_11(ctx: &mut Ctx) -> Result<bool, ConvertError> {
     // for all axes, so the scales must be known and not shrink some axes while
     // growing others.
     let rounding = if nearest {
-        let scales = ctx.const_floats_input(1, "scales (nearest mode)")?.unwrap_or_default();
+        let scales = ctx
+            .const_floats_input(1, "scales (nearest mode)")?
+            .unwrap_or_default();
         let grows = scales.iter().any(|&s| s > 1.0);
         let shrinks = scales.iter().any(|&s| s < 1.0);
         match (grows, shrinks) {
