@@ -104,13 +104,15 @@ pub fn export_to(
     // prost writes fields in tag order, so the model is: fields before `graph` (7),
     // the graph, fields after it; and the graph is: `node` (1), `name` (2),
     // `initializer` (5) one by one, the fields after it.
-    let mut head = proto::ModelProto::default();
-    head.ir_version = proto.ir_version.take();
-    head.producer_name = proto.producer_name.take();
-    head.producer_version = proto.producer_version.take();
-    head.domain = proto.domain.take();
-    head.model_version = proto.model_version.take();
-    head.doc_string = proto.doc_string.take();
+    let head = proto::ModelProto {
+        ir_version: proto.ir_version.take(),
+        producer_name: proto.producer_name.take(),
+        producer_version: proto.producer_version.take(),
+        domain: proto.domain.take(),
+        model_version: proto.model_version.take(),
+        doc_string: proto.doc_string.take(),
+        ..Default::default()
+    };
     write(out, &head.encode_to_vec())?;
     let mut key_and_length = Vec::with_capacity(20);
     prost::encoding::encode_key(
@@ -121,9 +123,11 @@ pub fn export_to(
     prost::encoding::encode_varint(graph.encoded_len() as u64, &mut key_and_length);
     write(out, &key_and_length)?;
     let initializers = std::mem::take(&mut graph.initializer);
-    let mut graph_head = proto::GraphProto::default();
-    graph_head.node = std::mem::take(&mut graph.node);
-    graph_head.name = graph.name.take();
+    let graph_head = proto::GraphProto {
+        node: std::mem::take(&mut graph.node),
+        name: graph.name.take(),
+        ..Default::default()
+    };
     write(out, &graph_head.encode_to_vec())?;
     drop(graph_head);
     let mut buffer = Vec::new();

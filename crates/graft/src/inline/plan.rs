@@ -1464,7 +1464,7 @@ impl<'h, 'g, 'o> Planner<'h, 'g, 'o> {
         // `<prefix>/key` (then `_2`, `_3`… until free).
         let merge = |have: &[StringPair], add: &[StringPair], doc: Option<&str>| {
             let mut out: Vec<StringPair> = Vec::new();
-            let mut put = |out: &mut Vec<StringPair>, key: String, value: Option<String>| {
+            let put = |out: &mut Vec<StringPair>, key: String, value: Option<String>| {
                 let same = |p: &&StringPair| p.key.as_deref() == Some(key.as_str());
                 match have.iter().chain(out.iter()).find(same) {
                     None => out.push(StringPair {
