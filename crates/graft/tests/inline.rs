@@ -733,3 +733,60 @@ fn review_fixes_names_types_ir_and_annotations() {
             .all(|d| d.severity != graft::Severity::Error)
     );
 }
+
+#[test]
+fn function_mode_keeps_an_optional_guest_input_optional() {
+    let mut h = model(
+        "<ir_version: 10, opset_import: [\"\": 17]>\nhost (float[4] x) => (float[4] y) { y = Abs(x) }\n",
+    );
+    let mut guest = model(
+        "<ir_version: 10, opset_import: [\"\": 17], doc_string: \"model doc\", metadata_props: [\"k\": \"1\"]>\nguest (float[4] a, float[4] w) => (float[4] b) <float[4] w = {1, 2, 3, 4}> {\n  b = Mul(a, w)\n}\n",
+    );
+    let main = guest.graph.expect("graph");
+    guest.graphs[main].doc_string = Some("graph doc".into());
+    guest.graphs[main]
+        .metadata_props
+        .push(graft::ir::StringPair::new("k", "2"));
+    let options = InlineOptions {
+        bindings: vec![("a".into(), "x".into())],
+        mode: graft::inline::Mode::Function {
+            domain: "loc".into(),
+            name: "G".into(),
+        },
+        ..InlineOptions::default()
+    };
+    let report = inline_model(&mut h, &guest, &options).expect("inlines");
+    assert_eq!(
+        report.inputs_added,
+        [("w".to_string(), "guest/w".to_string())]
+    );
+    let g = h.graph(h.graph.expect("graph"));
+    let input_names: Vec<&str> = g
+        .inputs
+        .iter()
+        .filter_map(|vi| vi.value)
+        .map(|v| h.value(v).name.as_str())
+        .collect();
+    assert_eq!(input_names, ["x", "guest/w"], "a graph input…");
+    let init_names: Vec<&str> = g
+        .initializers
+        .iter()
+        .filter_map(|i| i.value)
+        .map(|v| h.value(v).name.as_str())
+        .collect();
+    assert_eq!(init_names, ["guest/w"], "…with its default");
+    // The guest's model and graph doc strings and metadata go on the function.
+    let f = h.function(h.functions[0]);
+    assert_eq!(f.doc_string.as_deref(), Some("model doc\n\ngraph doc"));
+    let meta: Vec<(&str, &str)> = f
+        .metadata_props
+        .iter()
+        .map(|p| (p.key(), p.value()))
+        .collect();
+    assert_eq!(meta, [("k", "1"), ("graph/k", "2")]);
+    assert!(
+        graft::check::check(&h)
+            .iter()
+            .all(|d| d.severity != graft::Severity::Error)
+    );
+}

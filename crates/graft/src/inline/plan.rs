@@ -1183,7 +1183,33 @@ impl<'h, 'g, 'o> Planner<'h, 'g, 'o> {
             } else {
                 self.set_def(bv, ValueDef::Input);
                 let base = prefixed(&self.prefix, &name);
+                // A guest input with a same-named initializer is optional (IR >= 4):
+                // in the main graph it stays so, as a graph input with that default.
+                let optional_input = self.kind == Kind::Main
+                    && !self.is_ir3()
+                    && g.inputs.iter().any(|vi| vi.value == Some(gv));
                 match self.guest_weight(gv)? {
+                    Some(w) if optional_input => {
+                        let host_name = self.value_names.fresh(&base);
+                        let hv = self.new_value(host_name.clone(), ValueDef::Input);
+                        let ty = g
+                            .inputs
+                            .iter()
+                            .find(|vi| vi.value == Some(gv))
+                            .and_then(|vi| vi.ty.as_ref())
+                            .map(|t| self.ty(t));
+                        self.staged.inputs.push(ValueInfo {
+                            value: Some(hv),
+                            ty,
+                            ..ValueInfo::default()
+                        });
+                        self.place_weight(hv, w);
+                        self.staged
+                            .report
+                            .inputs_added
+                            .push((name.clone(), host_name));
+                        hv
+                    }
                     Some(w) => {
                         let host_name = self.value_names.fresh(&base);
                         let hv = self.new_value(host_name, ValueDef::Initializer);
@@ -1301,6 +1327,26 @@ impl<'h, 'g, 'o> Planner<'h, 'g, 'o> {
             Mode::Function { domain, .. } => domain.clone(),
             Mode::Nodes => String::new(),
         };
+        // A FunctionProto has one doc string and one metadata list: the guest model's
+        // and its main graph's both go there (graph keys that clash become `graph/KEY`).
+        let doc_string = match (guest.doc_string.as_deref(), g.doc_string.as_deref()) {
+            (Some(m), Some(d)) if !m.is_empty() && !d.is_empty() && m != d => {
+                Some(format!("{m}\n\n{d}"))
+            }
+            (Some(m), _) if !m.is_empty() => Some(m.to_string()),
+            (_, d) => d.map(str::to_string),
+        };
+        let mut metadata_props = guest.metadata_props.clone();
+        for pair in &g.metadata_props {
+            match metadata_props.iter().find(|p| p.key == pair.key) {
+                Some(p) if p.value == pair.value => {}
+                Some(_) => metadata_props.push(StringPair {
+                    key: Some(format!("graph/{}", pair.key())),
+                    value: pair.value.clone(),
+                }),
+                None => metadata_props.push(pair.clone()),
+            }
+        }
         self.staged.functions.push(Function {
             name: Some(key.name.clone()),
             domain: Some(domain.clone()),
@@ -1308,9 +1354,9 @@ impl<'h, 'g, 'o> Planner<'h, 'g, 'o> {
             body: body_id,
             attribute: Vec::new(),
             attribute_proto: Vec::new(),
-            doc_string: guest.doc_string.clone(),
+            doc_string,
             opset_import: normalized(&guest.opset_import),
-            metadata_props: guest.metadata_props.clone(),
+            metadata_props,
         });
         let mut outputs = Vec::new();
         for vi in &g.outputs {
