@@ -790,3 +790,44 @@ fn function_mode_keeps_an_optional_guest_input_optional() {
             .all(|d| d.severity != graft::Severity::Error)
     );
 }
+
+#[test]
+fn function_mode_removes_shadowing_too() {
+    let mut h = model(HOST);
+    let guest = model(
+        r#"<ir_version: 10, opset_import: ["": 17]>
+guest (float[4] a) => (float[4] b) {
+  n = Constant <value = int64 {3}> ()
+  b = Loop(n, "", a) <
+    body = loop_body (int64 i, bool cond, float[4] a) => (bool cond_out, float[4] a_out) {
+      cond_out = Identity(cond)
+      a_out = Add(a, a)
+    }
+  >
+}
+"#,
+    );
+    let options = InlineOptions {
+        bindings: vec![("a".into(), "x".into())],
+        mode: graft::inline::Mode::Function {
+            domain: "loc".into(),
+            name: "G".into(),
+        },
+        ..InlineOptions::default()
+    };
+    inline_model(&mut h, &guest, &options).expect("inlines");
+    let text = graft::text::print_model(&h);
+    assert!(
+        text.contains("float[4] a_2) => (bool cond_out, float[4] a_out)"),
+        "{text}"
+    );
+    assert!(text.contains("a_out = Add(a_2, a_2)"), "{text}");
+    let warnings: Vec<_> = graft::check::check(&h)
+        .into_iter()
+        .map(|d| d.code)
+        .collect();
+    assert!(
+        !warnings.iter().any(|c| *c == "check.shadowing"),
+        "{warnings:?}\n{text}"
+    );
+}

@@ -643,6 +643,22 @@ impl<'h, 'g, 'o> Planner<'h, 'g, 'o> {
     fn copy(&mut self) -> Result<(), InlineError> {
         let guest = self.guest;
         let rename_main = !self.function_mode();
+        // Function mode keeps the guest's names (the body is its own scope), except
+        // where a subgraph value shadows a name of an enclosing graph (§4: shadowing
+        // must not survive): that one gets a fresh name among all the guest's names.
+        let mut by_graph: FxMap<GraphId, HashSet<&str, FxBuild>> = FxMap::default();
+        let mut unshadow = None;
+        if !rename_main {
+            for (_, value) in guest.values.iter() {
+                by_graph
+                    .entry(value.graph)
+                    .or_default()
+                    .insert(value.name.as_str());
+            }
+            unshadow = Some(Fresh::new(
+                guest.values.iter().map(|(_, v)| v.name.as_str()).collect(),
+            ));
+        }
         for (v, value) in guest.values.iter() {
             let Some(id) = self.value_map[v.index()] else {
                 continue;
@@ -651,9 +667,25 @@ impl<'h, 'g, 'o> Planner<'h, 'g, 'o> {
                 continue; // bound to a host value
             }
             let main = self.origins.get(value.graph.index()) == Some(&Origin::Main);
+            let shadows = || {
+                let mut g = guest.parent_graph(value.graph);
+                for _ in 0..guest.graphs.len() {
+                    let Some(outer) = g else { return false };
+                    if by_graph
+                        .get(&outer)
+                        .is_some_and(|n| n.contains(value.name.as_str()))
+                    {
+                        return true;
+                    }
+                    g = guest.parent_graph(outer);
+                }
+                false
+            };
             let name = if rename_main && main {
                 let base = prefixed(&self.prefix, &value.name);
                 self.value_names.fresh_owned(base)
+            } else if let Some(fresh) = unshadow.as_mut().filter(|_| main && shadows()) {
+                fresh.fresh(&value.name)
             } else {
                 value.name.clone()
             };
