@@ -827,7 +827,7 @@ guest (float[4] a) => (float[4] b) {
         .map(|d| d.code)
         .collect();
     assert!(
-        !warnings.iter().any(|c| *c == "check.shadowing"),
+        !warnings.contains(&"check.shadowing"),
         "{warnings:?}\n{text}"
     );
 }
