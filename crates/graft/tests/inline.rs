@@ -831,3 +831,67 @@ guest (float[4] a) => (float[4] b) {
         "{warnings:?}\n{text}"
     );
 }
+
+#[test]
+fn into_a_function_body_the_function_version_decides() {
+    // Model at 17, the function at 12, the guest at 17: the function's body moves to
+    // 17; the rest of the model is not touched.
+    let host_text = r#"<ir_version: 10, opset_import: ["": 17, "loc": 1]>
+host (float[2,3] x) => (float[2] y) {
+  y = loc.F(x)
+}
+<domain: "loc", opset_import: ["": 12]>
+F (a) => (b) {
+  b = ReduceSum <axes = [1], keepdims = 0> (a)
+}
+"#;
+    let guest = model(
+        "<ir_version: 10, opset_import: [\"\": 17]>\nguest (float[2] p) => (float[2] q) { q = Relu(p) }\n",
+    );
+    let mut h = model(host_text);
+    let body = h.function(h.functions[0]).body;
+    let options = InlineOptions {
+        bindings: vec![("p".into(), "b".into())],
+        target: Some(body),
+        ..InlineOptions::default()
+    };
+    let report = inline_model(&mut h, &guest, &options).expect("inlines");
+    assert_eq!(report.converted.len(), 1, "{report:?}");
+    assert!(report.converted[0].starts_with("host converted from opset 12 to 17"));
+    let f = h.function(h.functions[0]);
+    assert_eq!(f.opset_import[0].version, Some(17));
+    let text = graft::text::print_function(&h, h.functions[0]);
+    assert!(
+        text.contains("ReduceSum <keepdims = 0> (a, b_axes)"),
+        "axes became an input: {text}"
+    );
+    assert!(
+        graft::check::check(&h)
+            .iter()
+            .all(|d| d.severity != graft::Severity::Error),
+        "{:?}",
+        graft::check::check(&h)
+    );
+
+    // Model at 13, the function at 17, the guest at 13: the guest moves to 17.
+    let host_text = host_text
+        .replace(r#""": 17, "loc": 1"#, r#""": 13, "loc": 1"#)
+        .replace(r#"opset_import: ["": 12]>"#, r#"opset_import: ["": 17]>"#)
+        .replace("ReduceSum <axes = [1], keepdims = 0> (a)", "Relu(a)");
+    let guest = model(
+        "<ir_version: 10, opset_import: [\"\": 13]>\nguest (float[2,3] p) => (float[2,3] q) { q = Relu(p) }\n",
+    );
+    let mut h = model(&host_text);
+    let body = h.function(h.functions[0]).body;
+    let options = InlineOptions {
+        bindings: vec![("p".into(), "b".into())],
+        target: Some(body),
+        ..InlineOptions::default()
+    };
+    let report = inline_model(&mut h, &guest, &options).expect("inlines");
+    assert!(
+        report.converted[0].starts_with("guest converted from opset 13 to 17"),
+        "{report:?}"
+    );
+    assert_eq!(h.opset_version(""), Some(13), "the model keeps its version");
+}

@@ -206,7 +206,28 @@ pub fn inline_model(
     guest: &Model,
     opts: &InlineOptions,
 ) -> Result<InlineReport, InlineError> {
-    let (Some(h), Some(g)) = (host.opset_version(""), guest.opset_version("")) else {
+    // The host side's version is the one in force where the guest lands: the
+    // model's, or the enclosing function's own import when the target is (inside) a
+    // function body.
+    let function = opts
+        .target
+        .filter(|&t| host.graphs.get(t).is_some())
+        .map(|t| names::root(host, t))
+        .and_then(|root| match host.graph(root).owner {
+            crate::ir::GraphOwner::Function(f) => Some(f),
+            _ => None,
+        });
+    let host_version = match function {
+        Some(f) => host
+            .function(f)
+            .opset_import
+            .iter()
+            .find(|o| o.normalized_domain().is_empty())
+            .and_then(|o| o.version)
+            .or_else(|| host.opset_version("")),
+        None => host.opset_version(""),
+    };
+    let (Some(h), Some(g)) = (host_version, guest.opset_version("")) else {
         let staged = plan::plan(host, guest, opts)?;
         return Ok(staged.apply(host));
     };
@@ -236,13 +257,33 @@ pub fn inline_model(
     };
     if h < target {
         let mut work = host.clone();
-        let report =
-            crate::opset::convert(&mut work, target).map_err(|error| InlineError::Convert {
-                side: "host",
-                from: h,
-                to: target,
-                error,
-            })?;
+        let failed = |error| InlineError::Convert {
+            side: "host",
+            from: h,
+            to: target,
+            error,
+        };
+        let report = match function {
+            // Only the function the guest lands in moves to the newer version.
+            Some(f) => {
+                let body = work.function(f).body;
+                let report =
+                    crate::opset::convert_graphs(&mut work, &[body], h, target).map_err(failed)?;
+                let imports = &mut work.function_arena[f].opset_import;
+                match imports
+                    .iter_mut()
+                    .find(|o| o.normalized_domain().is_empty())
+                {
+                    Some(o) => o.version = Some(target),
+                    None => imports.push(crate::ir::OpsetId {
+                        domain: Some(String::new()),
+                        version: Some(target),
+                    }),
+                }
+                report
+            }
+            None => crate::opset::convert(&mut work, target).map_err(failed)?,
+        };
         converted.push(format!(
             "host converted from opset {h} to {target}: {report}"
         ));

@@ -293,9 +293,20 @@ impl<'h, 'g, 'o> Planner<'h, 'g, 'o> {
                 version: Some(1),
             });
         }
+        // Inside a function body the function's own default-domain version is in
+        // force (inline_model converted one side to match it); the model's stays.
+        let for_model: Vec<OpsetId> = if self.staged.target_function.is_some() {
+            guest_opsets
+                .iter()
+                .filter(|o| !o.normalized_domain().is_empty())
+                .cloned()
+                .collect()
+        } else {
+            guest_opsets.clone()
+        };
         self.staged.opset_import = merge_opsets(
             &self.host.opset_import,
-            &guest_opsets,
+            &for_model,
             &extra,
             &self.opts.domain_versions,
         )?;
