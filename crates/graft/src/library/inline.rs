@@ -62,7 +62,12 @@ impl Names {
             return base.to_string();
         }
         let base = if base.is_empty() { "v" } else { base };
-        let k = self.next.entry(base.to_string()).or_insert(2);
+        if !self.next.contains_key(base) {
+            self.next.insert(base.to_string(), 2);
+        }
+        let Some(k) = self.next.get_mut(base) else {
+            return base.to_string();
+        };
         loop {
             let candidate = format!("{base}_{k}");
             *k += 1;
@@ -271,14 +276,18 @@ fn validate(model: &Model, call: NodeId, f: FunctionId) -> Result<(), LibraryErr
     for g in scope_tree(model, function.body) {
         for &b in &model.graph(g).nodes {
             let body_node = model.node(b);
-            let schema = version_in(function, body_node.domain())
-                .and_then(|v| schema::lookup(body_node.domain(), body_node.op_type(), v));
+            // Looked up only when needed: most calls bind everything and pass every
+            // input.
+            let schema = || {
+                version_in(function, body_node.domain())
+                    .and_then(|v| schema::lookup(body_node.domain(), body_node.op_type(), v))
+            };
             for a in &body_node.attributes {
                 let AttrKind::Ref { name, ty } = &a.kind else {
                     continue;
                 };
                 if bind(node, function, name, *ty)?.is_none()
-                    && schema.is_some_and(|s| {
+                    && schema().is_some_and(|s| {
                         s.attributes
                             .iter()
                             .any(|d| d.name == a.name() && d.required)
@@ -292,7 +301,16 @@ fn validate(model: &Model, call: NodeId, f: FunctionId) -> Result<(), LibraryErr
                     });
                 }
             }
-            let Some(schema) = schema else { continue };
+            if absent.is_empty()
+                || !body_node
+                    .inputs
+                    .iter()
+                    .flatten()
+                    .any(|v| absent.contains_key(v))
+            {
+                continue;
+            }
+            let Some(schema) = schema() else { continue };
             for (slot, input) in body_node.inputs.iter().enumerate() {
                 let Some(index) = input.and_then(|v| absent.get(&v)) else {
                     continue;
@@ -471,40 +489,40 @@ impl Copier<'_> {
         };
         let inputs = old.inputs.iter().map(|v| mapped(map, v)).collect();
         let outputs: Vec<Option<ValueId>> = old.outputs.iter().map(|v| mapped(map, v)).collect();
-        let name = match (prefix, old.name.as_deref()) {
+        let name = match (prefix, old.name) {
             (Some(p), Some(name)) if !name.is_empty() => Some(format!("{p}/{name}")),
-            _ => old.name.clone(),
+            (_, name) => name,
         };
         let id = self.model.nodes.push(Node {
             graph: into,
-            op_type: old.op_type.clone(),
-            domain: old.domain.clone(),
-            overload: old.overload.clone(),
+            op_type: old.op_type,
+            domain: old.domain,
+            overload: old.overload,
             name,
             inputs,
             outputs: outputs.clone(),
             attributes: Vec::new(),
-            doc_string: old.doc_string.clone(),
-            metadata_props: old.metadata_props.clone(),
-            device_configurations: old.device_configurations.clone(),
+            doc_string: old.doc_string,
+            metadata_props: old.metadata_props,
+            device_configurations: old.device_configurations,
         });
         for v in outputs.into_iter().flatten() {
             self.model.values[v].def = ValueDef::Node(id);
         }
         let mut attributes = Vec::with_capacity(old.attributes.len());
-        for a in &old.attributes {
+        for a in old.attributes {
             let kind = match &a.kind {
                 AttrKind::Ref { name, ty } => match bind(call, &self.function, name, *ty) {
                     Ok(Some(kind)) => kind,
                     // Checked before: an unbound reference is dropped.
                     _ => continue,
                 },
-                other => other.clone(),
+                _ => a.kind,
             };
             let kind = self.copy_graphs(kind, id, call, map);
             attributes.push(Attribute {
-                name: a.name.clone(),
-                doc_string: a.doc_string.clone(),
+                name: a.name,
+                doc_string: a.doc_string,
                 kind,
             });
         }

@@ -147,6 +147,11 @@ pub(crate) fn callee(
 ) -> Option<FunctionId> {
     let node = model.nodes.get(n)?;
     node.op_type.as_ref()?;
+    // Most nodes are standard ops: reject them without building a key.
+    let domain = node.domain();
+    if !functions.keys().any(|k| k.domain == domain) {
+        return None;
+    }
     functions.get(&node_key(node)).copied()
 }
 
