@@ -79,6 +79,36 @@ enum Command {
     /// inputs; without --expose every guest output becomes a host output. Prints
     /// where each guest input and output went.
     Inline(InlineArgs),
+    /// Expand calls of model-local functions into their callers and write the result
+    /// (ONNX text when OUT ends in .onnxtxt or .txt, protobuf otherwise). Without
+    /// --function every call of every local function is expanded.
+    InlineFunctions(InlineFunctionsArgs),
+    /// Turn main-graph nodes into a new local function DOMAIN.NAME called once where
+    /// the first of them was.
+    Outline(OutlineArgs),
+}
+
+#[derive(clap::Args)]
+struct InlineFunctionsArgs {
+    model: PathBuf,
+    #[arg(short, long)]
+    output: PathBuf,
+    /// Only the calls of this function (every overload of the name without :OVERLOAD).
+    #[arg(long, value_name = "DOMAIN.NAME[:OVERLOAD]")]
+    function: Vec<String>,
+}
+
+#[derive(clap::Args)]
+struct OutlineArgs {
+    model: PathBuf,
+    /// Main-graph nodes by name (or by position in the node list, from 0).
+    #[arg(long, value_delimiter = ',', required = true)]
+    nodes: Vec<String>,
+    /// The new function's DOMAIN.NAME.
+    #[arg(long, value_name = "DOMAIN.NAME")]
+    name: String,
+    #[arg(short, long)]
+    output: PathBuf,
 }
 
 #[derive(clap::Args)]
@@ -130,6 +160,8 @@ fn main() -> ExitCode {
             opset,
         } => convert(&input, &output, embed_external, allow_loss, opset),
         Command::Inline(args) => inline(&args),
+        Command::InlineFunctions(args) => inline_functions(&args),
+        Command::Outline(args) => outline(&args),
     };
     if std::env::var_os("GRAFT_REPORT_PEAK_MEMORY").is_some() {
         report_peak_memory();
@@ -534,6 +566,110 @@ fn inline(args: &InlineArgs) -> Result<ExitCode, Failure> {
     }
     print!("{out}");
     Ok(ExitCode::SUCCESS)
+}
+
+fn inline_functions(args: &InlineFunctionsArgs) -> Result<ExitCode, Failure> {
+    use graft::library::Which;
+    let mut which = Vec::new();
+    for spec in &args.function {
+        let (path, overload) = match spec.split_once(':') {
+            Some((p, o)) => (p, Some(o)),
+            None => (spec.as_str(), None),
+        };
+        let (domain, name) = path.rsplit_once('.').ok_or_else(|| {
+            Failure(format!(
+                "--function takes DOMAIN.NAME[:OVERLOAD], not {spec:?}"
+            ))
+        })?;
+        which.push(match overload {
+            Some(o) => Which::Key(graft::ir::FunctionKey {
+                domain: graft::ir::normalize_domain(domain).to_string(),
+                name: name.to_string(),
+                overload: o.to_string(),
+            }),
+            None => Which::Name {
+                domain: domain.to_string(),
+                name: name.to_string(),
+            },
+        });
+    }
+    if which.is_empty() {
+        which.push(Which::All);
+    }
+    let mut model = open_any(&args.model)?;
+    let mut calls = 0;
+    let mut removed = Vec::new();
+    for w in &which {
+        match graft::library::inline_calls(&mut model, w) {
+            Ok(report) => {
+                calls += report.calls;
+                removed.extend(report.removed);
+            }
+            Err(e) => {
+                eprintln!(
+                    "graft: cannot inline functions of {}: {e}",
+                    args.model.display()
+                );
+                return Ok(ExitCode::from(1));
+            }
+        }
+    }
+    write_any(&model, &args.output)?;
+    println!("inlined {calls} calls");
+    for key in removed {
+        println!("removed {key}");
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn outline(args: &OutlineArgs) -> Result<ExitCode, Failure> {
+    let (domain, name) = args
+        .name
+        .rsplit_once('.')
+        .ok_or_else(|| Failure(format!("--name takes DOMAIN.NAME, not {:?}", args.name)))?;
+    let mut model = open_any(&args.model)?;
+    let Some(g) = model.graph else {
+        eprintln!("graft: {} has no graph", args.model.display());
+        return Ok(ExitCode::from(1));
+    };
+    let list = &model.graph(g).nodes;
+    let mut nodes = Vec::with_capacity(args.nodes.len());
+    for spec in &args.nodes {
+        let by_name = list.iter().copied().find(|&n| model.node(n).name() == spec);
+        let by_index = || {
+            spec.parse::<usize>()
+                .ok()
+                .and_then(|k| list.get(k).copied())
+        };
+        match by_name.or_else(by_index) {
+            Some(n) => nodes.push(n),
+            None => {
+                eprintln!("graft: the main graph has no node {spec:?}");
+                return Ok(ExitCode::from(1));
+            }
+        }
+    }
+    match graft::library::outline(&mut model, &nodes, domain, name) {
+        Ok(key) => {
+            write_any(&model, &args.output)?;
+            println!("outlined {} nodes into {key}", nodes.len());
+            Ok(ExitCode::SUCCESS)
+        }
+        Err(e) => {
+            eprintln!("graft: cannot outline: {e}");
+            Ok(ExitCode::from(1))
+        }
+    }
+}
+
+/// Writes ONNX text when `output` ends in .onnxtxt or .txt, protobuf otherwise.
+fn write_any(model: &graft::Model, output: &Path) -> Result<(), Failure> {
+    if is_text(output) {
+        std::fs::write(output, graft::text::print_model(model))
+            .map_err(|e| Failure(format!("cannot write {}: {e}", output.display())))
+    } else {
+        write_model(model, &ExportOptions::default(), output)
+    }
 }
 
 /// Encodes `model` into the file `output`, streamed (the whole encoding is never in

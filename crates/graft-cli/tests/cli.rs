@@ -490,3 +490,147 @@ fn inline_converts_an_older_guest_and_says_where_everything_went() {
     assert!(text.contains("\"\" : 12"), "{text}");
     assert!(text.contains("Squeeze <axes = [0]>"), "{text}");
 }
+
+const LIBRARY: &str = r#"<ir_version: 10, opset_import: ["": 17, "local": 1]>
+main (float[4] x) => (float[4] y, float[4] z) {
+  y = local.F <k = 0.5> (x)
+  z = local.G(x)
+}
+<domain: "local", opset_import: ["": 17]>
+F <k> (x) => (y) {
+  t = Neg(x)
+  y = LeakyRelu <alpha: float = @k> (t)
+}
+<domain: "local", opset_import: ["": 17]>
+G (x) => (y) {
+  y = Abs(x)
+}
+"#;
+
+#[test]
+fn inline_functions_expands_calls_and_fails_cleanly() {
+    let model = model_from_text("library", LIBRARY);
+    let s = |p: &Path| p.to_str().unwrap_or("").to_string();
+
+    let all = temp("library-all.onnxtxt");
+    let out = graft(&["inline-functions", &s(&model), "-o", &s(&all)]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        stdout.lines().collect::<Vec<_>>(),
+        ["inlined 2 calls", "removed local.F", "removed local.G"]
+    );
+    let text = std::fs::read_to_string(&all).expect("written");
+    assert!(text.contains("LeakyRelu <alpha = 0.5> (t)"), "{text}");
+    assert!(!text.contains("local.F"), "{text}");
+
+    let one = temp("library-one.onnx");
+    let out = graft(&[
+        "inline-functions",
+        &s(&model),
+        "-o",
+        &s(&one),
+        "--function",
+        "local.G",
+    ]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let printed = graft(&["print", &s(&one)]);
+    let text = String::from_utf8_lossy(&printed.stdout);
+    assert!(
+        text.contains("z = Abs(x)") && text.contains("local.F"),
+        "{text}"
+    );
+
+    // An unknown function: one line, exit 1, nothing written.
+    let none = temp("library-none.onnx");
+    let out = graft(&[
+        "inline-functions",
+        &s(&model),
+        "-o",
+        &s(&none),
+        "--function",
+        "local.H",
+    ]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(stderr.contains("no local function local.H"), "{stderr}");
+    assert!(!none.exists());
+}
+
+#[test]
+fn outline_makes_a_function_and_fails_cleanly() {
+    let model = model_from_text(
+        "outline",
+        r#"<ir_version: 10, opset_import: ["": 17]>
+main (float[4] x) => (float[4] y) {
+  t = Relu(x)
+  u = Neg(t)
+  y = Add(u, t)
+}
+"#,
+    );
+    let s = |p: &Path| p.to_str().unwrap_or("").to_string();
+    let result = temp("outlined.onnx");
+    let out = graft(&[
+        "outline",
+        &s(&model),
+        "--nodes",
+        "1,2",
+        "--name",
+        "lib.NegAdd",
+        "-o",
+        &s(&result),
+    ]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "outlined 2 nodes into lib.NegAdd\n"
+    );
+    let printed = graft(&["print", &s(&result)]);
+    let text = String::from_utf8_lossy(&printed.stdout);
+    assert!(
+        text.contains("y = lib.NegAdd(t)") && text.contains("\"lib\" : 1"),
+        "{text}"
+    );
+    let check = graft(&["check", &s(&result)]);
+    assert_eq!(
+        check.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&check.stdout)
+    );
+
+    // Relu and Add without Neg is not convex.
+    let bad = temp("outlined-bad.onnxtxt");
+    let out = graft(&[
+        "outline",
+        &s(&model),
+        "--nodes",
+        "0,2",
+        "--name",
+        "lib.X",
+        "-o",
+        &s(&bad),
+    ]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(stderr.contains("not convex"), "{stderr}");
+    assert!(!bad.exists());
+}

@@ -9,6 +9,7 @@ mod external;
 pub mod hash;
 pub mod inline;
 pub mod ir;
+pub mod library;
 pub mod opset;
 pub mod schema;
 pub mod summary;

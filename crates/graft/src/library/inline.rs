@@ -1,0 +1,611 @@
+//! Expanding one call of a local function into its caller (semantics.md §3).
+//!
+//! `Engine::expand` first checks the call (arity, attributes, omitted inputs, graphs
+//! passed in), then copies the body: it never fails once it starts changing the model.
+//! The engine keeps the names of each scope tree it has inlined into, so a batch of
+//! calls costs one scan of each caller's names, not one per call.
+
+use std::collections::HashSet;
+
+use super::{
+    InlineCallReport, LibraryError, callee, function_map, import_domain, remove_uncalled,
+    scope_root, scope_tree,
+};
+use crate::hash::{FxBuild, FxMap};
+use crate::ir::{
+    AttrKind, AttrValue, Attribute, Function, FunctionId, FunctionKey, Graph, GraphId, GraphOwner,
+    Model, Node, NodeId, ValueDef, ValueId, ValueInfo,
+};
+use crate::schema;
+
+/// Names in use in one scope tree, and the next suffix to try for each base.
+#[derive(Default)]
+pub(crate) struct Names {
+    taken: HashSet<String, FxBuild>,
+    next: FxMap<String, usize>,
+}
+
+impl Names {
+    /// Every value name of the scope tree under `root`.
+    pub(crate) fn of_tree(model: &Model, root: GraphId) -> Self {
+        let mut names = Names::default();
+        for g in scope_tree(model, root) {
+            let graph = model.graph(g);
+            let infos = graph
+                .inputs
+                .iter()
+                .chain(&graph.outputs)
+                .chain(&graph.value_info);
+            let weights = graph
+                .initializers
+                .iter()
+                .map(|i| i.value)
+                .chain(graph.sparse_initializers.iter().map(|s| s.value));
+            let values = infos.map(|i| i.value).chain(weights);
+            for v in values.flatten() {
+                names.taken.insert(model.value(v).name.clone());
+            }
+            for &n in &graph.nodes {
+                let node = model.node(n);
+                for v in node.inputs.iter().chain(&node.outputs).flatten() {
+                    names.taken.insert(model.value(*v).name.clone());
+                }
+            }
+        }
+        names
+    }
+
+    /// `base` if free, else `base_2`, `base_3`, … (the first free one), now taken.
+    pub(crate) fn fresh(&mut self, base: &str) -> String {
+        if !base.is_empty() && !self.taken.contains(base) {
+            self.taken.insert(base.to_string());
+            return base.to_string();
+        }
+        let base = if base.is_empty() { "v" } else { base };
+        if !self.next.contains_key(base) {
+            self.next.insert(base.to_string(), 2);
+        }
+        let Some(k) = self.next.get_mut(base) else {
+            return base.to_string();
+        };
+        loop {
+            let candidate = format!("{base}_{k}");
+            *k += 1;
+            if !self.taken.contains(&candidate) {
+                self.taken.insert(candidate.clone());
+                return candidate;
+            }
+        }
+    }
+}
+
+pub(crate) struct Engine {
+    pub(crate) functions: FxMap<FunctionKey, FunctionId>,
+    names: FxMap<GraphId, Names>,
+}
+
+/// Expands one call (semantics.md §3). The callee is removed when nothing calls it any
+/// more. On error the model is unchanged.
+pub fn inline_call(model: &mut Model, call: NodeId) -> Result<InlineCallReport, LibraryError> {
+    let node = model.nodes.get(call).ok_or(LibraryError::NoNode(call))?;
+    let graph = node.graph;
+    let position = model
+        .graphs
+        .get(graph)
+        .and_then(|g| g.nodes.iter().position(|&n| n == call))
+        .ok_or(LibraryError::NoNode(call))?;
+    let mut engine = Engine::new(model);
+    let f = callee(model, &engine.functions, call).ok_or_else(|| LibraryError::NotACall {
+        node: call,
+        op: node.op_type().to_string(),
+    })?;
+    if super::reaches_itself(model, &engine.functions, f) {
+        return Err(LibraryError::Recursion(model.function(f).key()));
+    }
+    validate(model, call, f)?;
+    super::align_bodies(model, &[f])?;
+    let (nodes, added_domains) = engine.expand_reporting(model, call, f)?;
+    model.graphs[graph]
+        .nodes
+        .splice(position..=position, nodes.iter().copied());
+    let candidates: HashSet<FunctionId, FxBuild> = std::iter::once(f).collect();
+    let removed = remove_uncalled(model, &candidates);
+    Ok(InlineCallReport {
+        nodes,
+        added_domains,
+        removed,
+    })
+}
+
+/// What a copy maps: old value to new (`None`: the absent name).
+type ValueMap = FxMap<ValueId, Option<ValueId>>;
+
+impl Engine {
+    pub(crate) fn new(model: &Model) -> Self {
+        Self {
+            functions: function_map(model),
+            names: FxMap::default(),
+        }
+    }
+
+    /// Checks and expands `call` (of `f`); the nodes that replace it (not yet placed in
+    /// its graph's node list).
+    pub(crate) fn expand(
+        &mut self,
+        model: &mut Model,
+        call: NodeId,
+        f: FunctionId,
+    ) -> Result<Vec<NodeId>, LibraryError> {
+        self.expand_reporting(model, call, f)
+            .map(|(nodes, _)| nodes)
+    }
+
+    fn expand_reporting(
+        &mut self,
+        model: &mut Model,
+        call: NodeId,
+        f: FunctionId,
+    ) -> Result<(Vec<NodeId>, Vec<String>), LibraryError> {
+        validate(model, call, f)?;
+        let graph = model.node(call).graph;
+        let root = scope_root(model, graph);
+        let mut names = match self.names.remove(&root) {
+            Some(names) => names,
+            None => Names::of_tree(model, root),
+        };
+        let function = model.function(f).clone();
+        let nodes = Copier {
+            model: &mut *model,
+            names: &mut names,
+            call,
+            function,
+        }
+        .run();
+        self.names.insert(root, names);
+
+        // The function's domains the caller lacks.
+        let imports = model.function(f).opset_import.clone();
+        let mut added = Vec::new();
+        let target = match model.graph(root).owner {
+            GraphOwner::Function(h) => &mut model.function_arena[h].opset_import,
+            _ => &mut model.opset_import,
+        };
+        for o in &imports {
+            if import_domain(target, o.normalized_domain(), o.version) {
+                added.push(o.normalized_domain().to_string());
+            }
+        }
+        // Calls inside a function body need the callee's domain in the model too.
+        if matches!(model.graph(root).owner, GraphOwner::Function(_)) {
+            for o in &imports {
+                let domain = o.normalized_domain();
+                if self.functions.keys().any(|k| k.domain == domain) {
+                    import_domain(&mut model.opset_import, domain, o.version);
+                }
+            }
+        }
+        Ok((nodes, added))
+    }
+}
+
+/// The value a reference `@name` of type `ty` takes at the call: the call's attribute,
+/// else the declared default, else none (the reference is dropped).
+fn bind(
+    call: &Node,
+    function: &Function,
+    name: &str,
+    ty: crate::ir::AttrType,
+) -> Result<Option<AttrKind>, LibraryError> {
+    let given = call
+        .attributes
+        .iter()
+        .find(|a| a.name() == name)
+        .or_else(|| function.attribute_proto.iter().find(|a| a.name() == name));
+    let Some(given) = given else { return Ok(None) };
+    let given_ty = match &given.kind {
+        AttrKind::Value(v) => v.attr_type(),
+        AttrKind::Ref { ty, .. } => *ty,
+        AttrKind::Raw(_) => {
+            return Err(LibraryError::MalformedAttribute {
+                key: function.key().to_string(),
+                name: name.to_string(),
+            });
+        }
+    };
+    if given_ty != ty {
+        return Err(LibraryError::AttributeType {
+            key: function.key().to_string(),
+            name: name.to_string(),
+            given: given_ty.name(),
+            used: ty.name(),
+        });
+    }
+    Ok(Some(given.kind.clone()))
+}
+
+/// The version `function` imports `domain` at.
+fn version_in(function: &Function, domain: &str) -> Option<i64> {
+    function
+        .opset_import
+        .iter()
+        .find(|o| o.normalized_domain() == domain)
+        .and_then(|o| o.version)
+}
+
+/// Everything that can make the call fail, checked before anything changes.
+fn validate(model: &Model, call: NodeId, f: FunctionId) -> Result<(), LibraryError> {
+    let node = model.node(call);
+    let function = model.function(f);
+    let body = model.graph(function.body);
+    let key = function.key().to_string();
+    if node.inputs.len() > body.inputs.len() {
+        return Err(LibraryError::InputArity {
+            key,
+            formals: body.inputs.len(),
+            given: node.inputs.len(),
+        });
+    }
+    if node.outputs.len() > body.outputs.len() {
+        return Err(LibraryError::OutputArity {
+            key,
+            formals: body.outputs.len(),
+            given: node.outputs.len(),
+        });
+    }
+    for a in &node.attributes {
+        let declared = function.attribute.iter().any(|d| d == a.name())
+            || function
+                .attribute_proto
+                .iter()
+                .any(|d| d.name() == a.name());
+        if !declared {
+            return Err(LibraryError::UndeclaredAttribute {
+                key,
+                name: a.name().to_string(),
+            });
+        }
+    }
+    // Formals the call leaves absent.
+    let absent: FxMap<ValueId, usize> = body
+        .inputs
+        .iter()
+        .enumerate()
+        .filter(|(k, _)| node.inputs.get(*k).copied().flatten().is_none())
+        .filter_map(|(k, vi)| vi.value.map(|v| (v, k)))
+        .collect();
+    for g in scope_tree(model, function.body) {
+        for &b in &model.graph(g).nodes {
+            let body_node = model.node(b);
+            // Looked up only when needed: most calls bind everything and pass every
+            // input.
+            let schema = || {
+                version_in(function, body_node.domain())
+                    .and_then(|v| schema::lookup(body_node.domain(), body_node.op_type(), v))
+            };
+            for a in &body_node.attributes {
+                let AttrKind::Ref { name, ty } = &a.kind else {
+                    continue;
+                };
+                if bind(node, function, name, *ty)?.is_none()
+                    && schema().is_some_and(|s| {
+                        s.attributes
+                            .iter()
+                            .any(|d| d.name == a.name() && d.required)
+                    })
+                {
+                    return Err(LibraryError::MissingRequiredAttribute {
+                        key,
+                        name: name.clone(),
+                        op: body_node.op_type().to_string(),
+                        attribute: a.name().to_string(),
+                    });
+                }
+            }
+            if absent.is_empty()
+                || !body_node
+                    .inputs
+                    .iter()
+                    .flatten()
+                    .any(|v| absent.contains_key(v))
+            {
+                continue;
+            }
+            let Some(schema) = schema() else { continue };
+            for (slot, input) in body_node.inputs.iter().enumerate() {
+                let Some(index) = input.and_then(|v| absent.get(&v)) else {
+                    continue;
+                };
+                let required = schema
+                    .inputs
+                    .get(slot)
+                    .or(schema.inputs.last())
+                    .is_some_and(|p| p.option == schema::ParamOption::Single);
+                if required {
+                    return Err(LibraryError::RequiredInputMissing {
+                        key,
+                        index: *index,
+                        op: body_node.op_type().to_string(),
+                    });
+                }
+            }
+        }
+    }
+    // A pass-through of an absent input would be an Identity of nothing.
+    for (k, out) in body.outputs.iter().enumerate() {
+        let named = node.outputs.get(k).copied().flatten().is_some();
+        if let Some(index) = out.value.and_then(|v| absent.get(&v))
+            && named
+        {
+            return Err(LibraryError::RequiredInputMissing {
+                key,
+                index: *index,
+                op: "Identity".into(),
+            });
+        }
+    }
+    // Graphs passed in must not read the caller's names.
+    for a in &node.attributes {
+        for g in a.graphs() {
+            let inside: HashSet<GraphId, FxBuild> = scope_tree(model, g).into_iter().collect();
+            for sub in &inside {
+                for &m in &model.graph(*sub).nodes {
+                    for &v in model.node(m).inputs.iter().flatten() {
+                        let value = model.value(v);
+                        if value.def != ValueDef::Undefined && !inside.contains(&value.graph) {
+                            return Err(LibraryError::CapturedGraph {
+                                key,
+                                name: a.name().to_string(),
+                                value: value.name.clone(),
+                            });
+                        }
+                    }
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// One expansion: copies the body into the call's graph.
+struct Copier<'a> {
+    model: &'a mut Model,
+    names: &'a mut Names,
+    call: NodeId,
+    function: Function,
+}
+
+impl Copier<'_> {
+    fn run(mut self) -> Vec<NodeId> {
+        let model = &*self.model;
+        let call = model.node(self.call).clone();
+        let graph = call.graph;
+        let body_id = self.function.body;
+        let body = model.graph(body_id).clone();
+        let mut map = ValueMap::default();
+        for (k, formal) in body.inputs.iter().enumerate() {
+            if let Some(v) = formal.value {
+                map.insert(v, call.inputs.get(k).copied().flatten());
+            }
+        }
+        // Outputs: the call's output value takes the place of the body value that
+        // produces it; a repeated or pass-through output goes through an Identity.
+        let mut identities: Vec<(ValueId, ValueId)> = Vec::new();
+        for (k, out) in body.outputs.iter().enumerate() {
+            let (Some(v), Some(target)) = (out.value, call.outputs.get(k).copied().flatten())
+            else {
+                continue;
+            };
+            match map.entry(v) {
+                std::collections::hash_map::Entry::Occupied(_) => identities.push((v, target)),
+                std::collections::hash_map::Entry::Vacant(slot) => {
+                    slot.insert(Some(target));
+                }
+            }
+        }
+        // Fresh values for everything else the body defines.
+        let prefix = call.name.clone().filter(|n| !n.is_empty());
+        self.define(body_id, graph, &mut map);
+        let mut nodes = Vec::with_capacity(body.nodes.len() + identities.len());
+        for &b in &body.nodes {
+            nodes.push(self.copy_node(b, graph, &call, &mut map, prefix.as_deref()));
+        }
+        for (v, target) in identities {
+            let source = map.get(&v).copied().flatten();
+            let id = self.model.nodes.push(Node {
+                graph,
+                op_type: Some("Identity".into()),
+                domain: Some(String::new()),
+                overload: None,
+                name: None,
+                inputs: vec![source],
+                outputs: vec![Some(target)],
+                attributes: Vec::new(),
+                doc_string: None,
+                metadata_props: Vec::new(),
+                device_configurations: Vec::new(),
+            });
+            self.model.values[target].def = ValueDef::Node(id);
+            nodes.push(id);
+        }
+        // Types the body's value_info gives its inner values.
+        for info in &body.value_info {
+            let Some(Some(v)) = info.value.and_then(|v| map.get(&v).copied()) else {
+                continue;
+            };
+            if self.model.values[v].graph == graph
+                && !call.outputs.contains(&Some(v))
+                && !call.inputs.contains(&Some(v))
+            {
+                let mut info = info.clone();
+                info.value = Some(v);
+                self.model.graphs[graph].value_info.push(info);
+            }
+        }
+        nodes
+    }
+
+    /// New values (fresh names) in `into` for the values `source` defines that `map`
+    /// does not map yet: inputs, weights, node outputs.
+    fn define(&mut self, source: GraphId, into: GraphId, map: &mut ValueMap) {
+        let graph = self.model.graph(source);
+        let mut defined: Vec<ValueId> = Vec::new();
+        defined.extend(graph.inputs.iter().filter_map(|i| i.value));
+        defined.extend(graph.initializers.iter().filter_map(|i| i.value));
+        defined.extend(graph.sparse_initializers.iter().filter_map(|i| i.value));
+        for &n in &graph.nodes {
+            defined.extend(self.model.node(n).outputs.iter().flatten());
+        }
+        for v in defined {
+            if map.contains_key(&v) {
+                continue;
+            }
+            let old = &self.model.values[v];
+            let def = match old.def {
+                ValueDef::Node(_) => ValueDef::Undefined,
+                other => other,
+            };
+            let name = self.names.fresh(&old.name);
+            let id = self.model.values.push(crate::ir::Value {
+                name,
+                graph: into,
+                def,
+            });
+            map.insert(v, Some(id));
+        }
+    }
+
+    fn copy_node(
+        &mut self,
+        n: NodeId,
+        into: GraphId,
+        call: &Node,
+        map: &mut ValueMap,
+        prefix: Option<&str>,
+    ) -> NodeId {
+        let old = self.model.node(n).clone();
+        let mapped = |map: &ValueMap, v: &Option<ValueId>| match v {
+            Some(v) => map.get(v).copied().unwrap_or(Some(*v)),
+            None => None,
+        };
+        let inputs = old.inputs.iter().map(|v| mapped(map, v)).collect();
+        let outputs: Vec<Option<ValueId>> = old.outputs.iter().map(|v| mapped(map, v)).collect();
+        let name = match (prefix, old.name) {
+            (Some(p), Some(name)) if !name.is_empty() => Some(format!("{p}/{name}")),
+            (_, name) => name,
+        };
+        let id = self.model.nodes.push(Node {
+            graph: into,
+            op_type: old.op_type,
+            domain: old.domain,
+            overload: old.overload,
+            name,
+            inputs,
+            outputs: outputs.clone(),
+            attributes: Vec::new(),
+            doc_string: old.doc_string,
+            metadata_props: old.metadata_props,
+            device_configurations: old.device_configurations,
+        });
+        for v in outputs.into_iter().flatten() {
+            self.model.values[v].def = ValueDef::Node(id);
+        }
+        let mut attributes = Vec::with_capacity(old.attributes.len());
+        for a in old.attributes {
+            let kind = match &a.kind {
+                AttrKind::Ref { name, ty } => match bind(call, &self.function, name, *ty) {
+                    Ok(Some(kind)) => kind,
+                    // Checked before: an unbound reference is dropped.
+                    _ => continue,
+                },
+                _ => a.kind,
+            };
+            let kind = self.copy_graphs(kind, id, call, map);
+            attributes.push(Attribute {
+                name: a.name,
+                doc_string: a.doc_string,
+                kind,
+            });
+        }
+        self.model.nodes[id].attributes = attributes;
+        id
+    }
+
+    /// `kind` with every graph it holds copied under the new node `owner`.
+    fn copy_graphs(
+        &mut self,
+        kind: AttrKind,
+        owner: NodeId,
+        call: &Node,
+        map: &mut ValueMap,
+    ) -> AttrKind {
+        match kind {
+            AttrKind::Value(AttrValue::Graph(g)) => {
+                AttrKind::Value(AttrValue::Graph(self.copy_graph(g, owner, call, map)))
+            }
+            AttrKind::Value(AttrValue::Graphs(gs)) => AttrKind::Value(AttrValue::Graphs(
+                gs.into_iter()
+                    .map(|g| self.copy_graph(g, owner, call, map))
+                    .collect(),
+            )),
+            AttrKind::Raw(mut raw) => {
+                raw.g = raw.g.map(|g| self.copy_graph(g, owner, call, map));
+                raw.graphs = std::mem::take(&mut raw.graphs)
+                    .into_iter()
+                    .map(|g| self.copy_graph(g, owner, call, map))
+                    .collect();
+                AttrKind::Raw(raw)
+            }
+            other => other,
+        }
+    }
+
+    fn copy_graph(
+        &mut self,
+        source: GraphId,
+        owner: NodeId,
+        call: &Node,
+        map: &mut ValueMap,
+    ) -> GraphId {
+        let old = self.model.graph(source).clone();
+        let id = self.model.graphs.push(Graph::new(GraphOwner::Node(owner)));
+        self.define(source, id, map);
+        let info = |map: &ValueMap, vi: &ValueInfo| {
+            let mut vi = vi.clone();
+            vi.value = vi
+                .value
+                .map(|v| map.get(&v).copied().flatten().unwrap_or(v));
+            vi
+        };
+        let mut graph = Graph::new(GraphOwner::Node(owner));
+        graph.name = old.name.clone();
+        graph.doc_string = old.doc_string.clone();
+        graph.inputs = old.inputs.iter().map(|vi| info(map, vi)).collect();
+        graph.outputs = old.outputs.iter().map(|vi| info(map, vi)).collect();
+        graph.value_info = old.value_info.iter().map(|vi| info(map, vi)).collect();
+        graph.initializers = old
+            .initializers
+            .iter()
+            .map(|i| crate::ir::Initializer {
+                value: i.value.and_then(|v| map.get(&v).copied().flatten()),
+                tensor: i.tensor.clone(),
+            })
+            .collect();
+        graph.sparse_initializers = old
+            .sparse_initializers
+            .iter()
+            .map(|i| crate::ir::SparseInitializer {
+                value: i.value.and_then(|v| map.get(&v).copied().flatten()),
+                tensor: i.tensor.clone(),
+            })
+            .collect();
+        graph.quantization_annotation = old.quantization_annotation.clone();
+        graph.metadata_props = old.metadata_props.clone();
+        graph.nodes = old
+            .nodes
+            .iter()
+            .map(|&n| self.copy_node(n, id, call, map, None))
+            .collect();
+        self.model.graphs[id] = graph;
+        id
+    }
+}

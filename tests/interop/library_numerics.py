@@ -1,0 +1,126 @@
+#!/usr/bin/env python3
+"""onnxruntime outputs of models against their fully inlined copies (`graft
+inline-functions`), for the function library.
+
+usage: library_numerics.py [--graft PATH] [--corpus DIR]
+
+For each model: run it in onnxruntime with seeded random inputs, inline every local
+function with the graft binary, run the result, compare every output
+(rtol=1e-5, atol=1e-6). semantics.md §5: onnxruntime runs the generic function
+instead of an overload called inside a function body, so for overloads.onnx the
+original's numbers are not an oracle; there the inlined copy is run alone and the
+script says so. Prints one line per model; exit 1 on any mismatch or failure.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import onnx
+import onnxruntime as ort
+
+ROOT = Path(__file__).resolve().parents[2]
+ELEM = {
+    onnx.TensorProto.FLOAT: np.float32,
+    onnx.TensorProto.DOUBLE: np.float64,
+    onnx.TensorProto.INT64: np.int64,
+    onnx.TensorProto.INT32: np.int32,
+    onnx.TensorProto.BOOL: np.bool_,
+}
+
+
+def feeds(model: onnx.ModelProto) -> dict[str, np.ndarray]:
+    rng = np.random.default_rng(0)
+    inits = {i.name for i in model.graph.initializer}
+    out = {}
+    for i in model.graph.input:
+        if i.name in inits:
+            continue
+        t = i.type.tensor_type
+        dims = [d.dim_value if d.HasField("dim_value") else 2 for d in t.shape.dim]
+        dtype = ELEM.get(t.elem_type, np.float32)
+        if dtype is np.bool_:
+            out[i.name] = np.asarray(rng.random(dims) > 0.5)
+        elif np.issubdtype(dtype, np.integer):
+            out[i.name] = rng.integers(0, 3, dims).astype(dtype)
+        else:
+            out[i.name] = rng.standard_normal(dims).astype(dtype)
+    return out
+
+
+def run(path: Path, inputs: dict[str, np.ndarray]) -> list[np.ndarray]:
+    session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+    return session.run(None, inputs)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--graft", default=str(ROOT / "target" / "debug" / "graft"))
+    corpus = os.environ.get("GRAFT_CORPUS", str(ROOT / "target" / "corpus"))
+    parser.add_argument("--corpus", default=corpus)
+    args = parser.parse_args()
+    generated = Path(args.corpus) / "generated"
+    models = [
+        (generated / "called_300.onnx", True),
+        (generated / "nested_functions.onnx", True),
+        (generated / "control_flow.onnx", True),
+        (generated / "overloads.onnx", False),
+        (ROOT / "assets/examples/function_library.onnx", True),
+        (ROOT / "assets/examples/functions_and_control_flow.onnx", True),
+    ]
+    failed = 0
+    with tempfile.TemporaryDirectory() as tmp:
+        for path, oracle in models:
+            inlined = Path(tmp) / f"{path.stem}.inlined.onnx"
+            done = subprocess.run(
+                [args.graft, "inline-functions", str(path), "-o", str(inlined)],
+                capture_output=True,
+                text=True,
+            )
+            if done.returncode != 0:
+                print(f"FAIL {path.name}: graft: {done.stderr.strip()}")
+                failed += 1
+                continue
+            model = onnx.load(path)
+            inputs = feeds(model)
+            try:
+                after = run(inlined, inputs)
+                left = len(onnx.load(inlined).functions)
+                if not oracle:
+                    print(
+                        f"ran  {path.name}: inlined copy only ({len(after)} outputs, "
+                        f"{left} functions left); onnxruntime mishandles overloads called "
+                        "inside function bodies, so the original is no oracle (semantics.md §5)"
+                    )
+                    continue
+            except Exception as e:  # noqa: BLE001 - report and go on
+                print(f"FAIL {path.name}: onnxruntime on the inlined copy: {str(e).splitlines()[0]}")
+                failed += 1
+                continue
+            try:
+                before = run(path, inputs)
+            except Exception as e:  # noqa: BLE001 - the original is no oracle
+                print(
+                    f"ran  {path.name}: inlined copy only ({len(after)} outputs, {left} functions "
+                    f"left); onnxruntime cannot run the original: {str(e).splitlines()[0]}"
+                )
+                continue
+                print(f"FAIL {path.name}: onnxruntime: {str(e).splitlines()[0]}")
+                failed += 1
+                continue
+            ok = len(before) == len(after) and all(
+                np.allclose(a, b, rtol=1e-5, atol=1e-6) for a, b in zip(before, after)
+            )
+            print(f"{'ok  ' if ok else 'FAIL'} {path.name}: {len(after)} outputs, {left} functions left")
+            failed += 0 if ok else 1
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
