@@ -202,6 +202,13 @@ fn test(root: &Path) -> Result<(), String> {
         .arg(corpus_dir.join("node"))
         .arg("--out")
         .arg(root.join("target/interop/opset_backend")))?;
+    step("interop: function calls inlined, original against result (onnxruntime)");
+    run(Command::new(&python)
+        .arg(root.join("tests/interop/library_numerics.py"))
+        .arg("--graft")
+        .arg(root.join("target/debug/graft"))
+        .arg("--corpus")
+        .arg(&corpus_dir))?;
     step("interop: inlined models against host and guest run separately (onnxruntime)");
     run(Command::new(&python)
         .arg(root.join("tests/interop/inline_verify.py"))
