@@ -1028,3 +1028,49 @@ assert np.allclose(a, b), (a, b)
     })
     .unwrap();
 }
+
+#[test]
+fn the_library_inlines_all_calls_renames_and_undo_brings_them_back() {
+    if !e2e::enabled() {
+        return;
+    }
+    let app = App::open();
+    app.wait("graph-ready");
+    let open_entry = |app: &App| {
+        let name = app
+            .browser
+            .wait_for(
+                &format!("{} .lib-name", testid("library-function")),
+                e2e::TIMEOUT,
+            )
+            .unwrap();
+        app.browser.click(&name).unwrap();
+    };
+    // Rename: the library and the drawn calls follow.
+    open_entry(&app);
+    let input = app.wait("lib-rename-input");
+    app.browser.send_keys(&input, "my.Block").unwrap();
+    app.browser.click(&app.wait("lib-rename")).unwrap();
+    wait_until(e2e::TIMEOUT, "the renamed function", || {
+        let text = app.browser.text(&app.wait("function-library"))?;
+        Ok(text.contains("my.Block").then_some(()))
+    })
+    .unwrap_or_else(|e| panic!("{e}\n{}", app.diagnosis()));
+    app.browser.click(&app.wait("undo")).unwrap();
+    wait_until(e2e::TIMEOUT, "the old name after undo", || {
+        let text = app.browser.text(&app.wait("function-library"))?;
+        Ok(text.contains("graft.examples.ScaledTanh").then_some(()))
+    })
+    .unwrap();
+
+    // Inline all calls: the function is gone and its body's nodes are drawn in place.
+    open_entry(&app);
+    app.browser.click(&app.wait("lib-inline-all")).unwrap();
+    wait_until(e2e::TIMEOUT, "the library to empty", || {
+        Ok(app.get("function-library").is_none().then_some(()))
+    })
+    .unwrap_or_else(|e| panic!("{e}\n{}", app.diagnosis()));
+    assert!(graph_text(&app).contains("Tanh"), "{}", graph_text(&app));
+    app.browser.click(&app.wait("undo")).unwrap();
+    app.wait("function-library");
+}

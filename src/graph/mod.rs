@@ -370,6 +370,12 @@ fn FunctionLibrary(on_jump: impl Fn(ItemId) + Copy + Send + Sync + 'static) -> i
         open.set(None);
         sites.set(Vec::new());
     });
+    let rename = RwSignal::new(String::new());
+    // After an action the list changes under the panel: close it.
+    let close = move || {
+        open.set(None);
+        sites.set(Vec::new());
+    };
     let show = move |f: &FunctionInfo| {
         let index = f.index;
         let title = if f.overload.is_empty() {
@@ -405,6 +411,45 @@ fn FunctionLibrary(on_jump: impl Fn(ItemId) + Copy + Send + Sync + 'static) -> i
                     <p class="lib-count" data-testid="call-site-count">
                         {move || format!("{} call sites", sites.get().len())}
                     </p>
+                    <div class="lib-actions">
+                        <button
+                            data-testid="lib-inline-all"
+                            title="Replace every call by the function's body (undo with Ctrl+Z)"
+                            disabled=move || sites.get().is_empty()
+                            on:click=move |_| {
+                                state.library_inline_all(index);
+                                close();
+                            }
+                        >
+                            "Inline all calls"
+                        </button>
+                        <button
+                            data-testid="lib-delete"
+                            title="Remove the function (only when nothing calls it)"
+                            disabled=move || !sites.get().is_empty()
+                            on:click=move |_| {
+                                state.library_delete(index);
+                                close();
+                            }
+                        >
+                            "Delete"
+                        </button>
+                        <form on:submit=move |e| {
+                            e.prevent_default();
+                            state.library_rename(index, rename.get_untracked());
+                            rename.set(String::new());
+                            close();
+                        }>
+                            <input
+                                type="text"
+                                data-testid="lib-rename-input"
+                                placeholder="new DOMAIN.NAME"
+                                prop:value=move || rename.get()
+                                on:input=move |e| rename.set(event_target_value(&e))
+                            />
+                            <button type="submit" data-testid="lib-rename">"Rename"</button>
+                        </form>
+                    </div>
                     <ul class="search-results">
                         <For each=move || sites.get() key=|h| h.item let:hit>
                             <li data-testid="call-site" on:click=move |_| on_jump(hit.item)>

@@ -394,6 +394,74 @@ impl Session {
             .collect()
     }
 
+    /// Applies a core edit to a copy of the open model. On success the copy is shown
+    /// and the model before goes on the undo stack; on an error nothing changes and
+    /// the error is shown.
+    fn edit(&mut self, what: &str, change: impl FnOnce(&mut Model) -> Result<(), String>) -> bool {
+        if self.draft.is_some() || self.work.is_some() {
+            return false;
+        }
+        let Some(open) = self.open.as_ref() else {
+            return false;
+        };
+        let mut model = open.model.clone();
+        if let Err(e) = change(&mut model) {
+            self.error = Some(format!("{what}: {e}"));
+            return false;
+        }
+        let diagnostics = graft::check::check(&model);
+        let summary = Arc::new(Summary::of(&model, &diagnostics));
+        let next = open_model(open.name.clone(), open.origin, model, summary);
+        if let Some(before) = self.open.replace(next) {
+            self.history.push(before);
+        }
+        self.error = None;
+        true
+    }
+
+    fn function_key(&self, index: usize) -> Option<graft::ir::FunctionKey> {
+        let model = &self.open.as_ref()?.model;
+        model.functions.get(index).map(|&f| model.function(f).key())
+    }
+
+    /// Inlines every call of the `index`-th function (the library panel's action).
+    pub fn library_inline_all(&mut self, index: usize) -> bool {
+        let Some(key) = self.function_key(index) else {
+            return false;
+        };
+        self.edit(&format!("Inlining the calls of {key}"), |m| {
+            graft::library::inline_calls(m, &graft::library::Which::Key(key.clone()))
+                .map(drop)
+                .map_err(|e| e.to_string())
+        })
+    }
+
+    /// Deletes the `index`-th function; refused while something calls it.
+    pub fn library_delete(&mut self, index: usize) -> bool {
+        let Some(key) = self.function_key(index) else {
+            return false;
+        };
+        self.edit(&format!("Deleting {key}"), |m| {
+            graft::library::delete_function(m, &key).map_err(|e| e.to_string())
+        })
+    }
+
+    /// Renames the `index`-th function to `DOMAIN.NAME`; every call follows.
+    pub fn library_rename(&mut self, index: usize, to: &str) -> bool {
+        let Some(key) = self.function_key(index) else {
+            return false;
+        };
+        let Some((domain, name)) = to.trim().rsplit_once('.') else {
+            self.error = Some(format!("Renaming {key}: give the new name as DOMAIN.NAME"));
+            return false;
+        };
+        self.edit(&format!("Renaming {key}"), |m| {
+            graft::library::rename_function(m, &key, domain, name)
+                .map(drop)
+                .map_err(|e| e.to_string())
+        })
+    }
+
     /// The SVG elements of the graph inside `view` (layout coordinates) at `zoom`
     /// (screen pixels per layout unit).
     pub fn graph_svg(&self, view: Rect, detail: Detail, hit: Option<ItemId>) -> String {
@@ -963,6 +1031,24 @@ impl AppState {
             .unwrap_or_default()
     }
 
+    pub fn library_inline_all(self, index: usize) {
+        self.session.update(|s| {
+            s.library_inline_all(index);
+        });
+    }
+
+    pub fn library_delete(self, index: usize) {
+        self.session.update(|s| {
+            s.library_delete(index);
+        });
+    }
+
+    pub fn library_rename(self, index: usize, to: String) {
+        self.session.update(|s| {
+            s.library_rename(index, &to);
+        });
+    }
+
     pub fn function_library(self) -> Vec<FunctionInfo> {
         self.session.with(Session::function_library)
     }
@@ -1102,6 +1188,55 @@ mod tests {
             "cached: one piece"
         );
         assert_eq!(placed(&session).len(), before.len());
+    }
+
+    #[test]
+    fn library_actions_are_undoable_edits_and_refusals_change_nothing() {
+        let mut session = Session::default();
+        open(
+            &mut session,
+            vec![example_file("functions_and_control_flow.onnx")],
+        );
+        let text = |s: &Session| graft::text::print_model(&s.open().unwrap().model);
+        let keys = |s: &Session| -> Vec<String> {
+            s.function_library()
+                .iter()
+                .map(|f| format!("{}.{}", f.domain, f.name))
+                .collect()
+        };
+        let before = text(&session);
+        let original_keys = keys(&session);
+        assert_eq!(original_keys.len(), 1);
+
+        assert!(
+            !session.library_delete(0),
+            "a called function is not deleted"
+        );
+        assert!(session.error().unwrap_or_default().contains("still called"));
+        assert_eq!(text(&session), before);
+        assert!(!session.can_undo());
+
+        assert!(session.library_rename(0, "renamed.Block"));
+        assert_eq!(keys(&session), ["renamed.Block"]);
+        assert!(session.undo());
+        assert_eq!(text(&session), before);
+
+        assert!(session.library_inline_all(0));
+        assert!(
+            keys(&session).is_empty(),
+            "inlined everywhere, then removed"
+        );
+        let errors = session
+            .open()
+            .unwrap()
+            .summary
+            .diagnostics
+            .iter()
+            .filter(|d| d.severity == Severity::Error)
+            .count();
+        assert_eq!(errors, 0);
+        assert!(session.undo());
+        assert_eq!(keys(&session), original_keys);
     }
 
     #[test]

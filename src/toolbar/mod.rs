@@ -87,7 +87,7 @@ pub fn Toolbar() -> impl IntoView {
                 <button
                     class="button"
                     data-testid="undo"
-                    title="Undo the last applied inline (Ctrl+Z)"
+                    title="Undo the last change: an applied inline or a library action (Ctrl+Z)"
                     disabled=move || !state.can_undo.get()
                     on:click=move |_| state.undo()
                 >

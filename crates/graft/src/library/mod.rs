@@ -35,6 +35,8 @@ pub enum LibraryError {
     NotACall { node: NodeId, op: String },
     #[error("no local function {0}")]
     NoFunction(FunctionKey),
+    #[error("{key} is still called {calls} time(s); inline or remove those calls first")]
+    StillCalled { key: String, calls: usize },
     #[error("{key} takes {formals} inputs, the call passes {given}")]
     InputArity {
         key: String,
@@ -258,6 +260,22 @@ fn reachable(model: &Model, keep: &[FunctionId]) -> HashSet<FunctionId, FxBuild>
         }
     }
     seen
+}
+
+/// Removes one local function, which nothing may call (the library panel's Delete).
+pub fn delete_function(model: &mut Model, key: &FunctionKey) -> Result<(), LibraryError> {
+    let f = model
+        .find_function(key)
+        .ok_or_else(|| LibraryError::NoFunction(key.clone()))?;
+    let calls = call_sites(model, key).len();
+    if calls > 0 {
+        return Err(LibraryError::StillCalled {
+            key: key.to_string(),
+            calls,
+        });
+    }
+    model.functions.retain(|&g| g != f);
+    Ok(())
 }
 
 /// Removes the functions nothing in the model calls (directly or through other used
