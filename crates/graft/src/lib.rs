@@ -11,6 +11,7 @@ pub mod inline;
 pub mod ir;
 pub mod opset;
 pub mod schema;
+pub mod specialize;
 pub mod summary;
 pub mod text;
 pub mod view;

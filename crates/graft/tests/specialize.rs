@@ -1,0 +1,202 @@
+//! Specializing calls into overloads (semantics.md §2-§3) over the acceptance fixtures
+//! 31-60.
+//!
+//! A section of a fixture may have `# specialize:` lines; each line is one run on a
+//! fresh copy of that section's model: steps separated by ` ; ` are applied one after
+//! the other, each either `all` (`specialize_all`) or `node NAME [ATTRS]` (specialize
+//! the call named NAME, a node name or an output name, after setting ATTRS, written as
+//! between a node's `<` and `>`).
+//!
+//! The result is the printed model, compared with
+//! `tests/specialize/NN[-label][-k].expected.onnxtxt` (`UPDATE_EXPECT=1` rewrites them),
+//! or `error: MESSAGE` when a step fails, and then the model must print exactly as
+//! before. Every successful result adds no checker error, survives export
+//! then import, and names only identifier-safe overloads.
+
+mod support;
+
+use std::path::{Path, PathBuf};
+
+use bytes::Bytes;
+use graft::Model;
+use graft::specialize::{SpecializeReport, find_node, specialize, specialize_all};
+use support::{case_number, fixtures, sections};
+
+fn step(model: &mut Model, text: &str) -> Result<Result<SpecializeReport, String>, String> {
+    let text = text.trim();
+    if text == "all" {
+        return Ok(specialize_all(model).map_err(|e| e.to_string()));
+    }
+    let rest = text
+        .strip_prefix("node ")
+        .ok_or(format!("bad step {text:?}"))?;
+    let (name, attrs) = rest.split_once(' ').unwrap_or((rest, ""));
+    let attrs = if attrs.trim().is_empty() {
+        Vec::new()
+    } else {
+        graft::text::parse_attributes(attrs).map_err(|e| e.to_string())?
+    };
+    let node = find_node(model, name).ok_or(format!("no node {name:?}"))?;
+    Ok(specialize(model, node, &attrs).map_err(|e| e.to_string()))
+}
+
+fn run(text: &str, line: &str) -> Result<String, String> {
+    let mut model = graft::text::parse_model(text)
+        .map_err(|e| e.to_string())?
+        .model;
+    for s in line.split(" ; ") {
+        let before = graft::text::print_model(&model);
+        let errors_before = errors(&model);
+        match step(&mut model, s)? {
+            Ok(report) => verify(&model, &errors_before, &report)?,
+            Err(e) => {
+                if graft::text::print_model(&model) != before {
+                    return Err(format!(
+                        "the model changed although specializing failed: {e}"
+                    ));
+                }
+                return Ok(format!("error: {e}\n"));
+            }
+        }
+    }
+    Ok(graft::text::print_model(&model))
+}
+
+fn is_identifier(s: &str) -> bool {
+    let mut chars = s.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+fn errors(model: &Model) -> Vec<(String, String)> {
+    graft::check::check(model)
+        .iter()
+        .filter(|d| d.severity == graft::Severity::Error)
+        .map(|d| (d.code.to_string(), d.message.clone()))
+        .collect()
+}
+
+/// A successful step adds no checker error (a fixture may hold an invalid call that
+/// the step leaves alone), round-trips, and names identifier-safe overloads.
+fn verify(
+    model: &Model,
+    before: &[(String, String)],
+    report: &SpecializeReport,
+) -> Result<(), String> {
+    let errors: Vec<String> = errors(model)
+        .into_iter()
+        .filter(|e| !before.contains(e))
+        .map(|(code, message)| format!("{code}: {message}"))
+        .collect();
+    if !errors.is_empty() {
+        return Err(format!(
+            "checker errors:\n{}\n{}",
+            errors.join("\n"),
+            graft::text::print_model(model)
+        ));
+    }
+    let bytes =
+        graft::export(model, &graft::ExportOptions::default()).map_err(|e| e.to_string())?;
+    let back = graft::import(Bytes::from(bytes)).map_err(|e| e.to_string())?;
+    let (a, b) = (
+        graft::text::print_model(model),
+        graft::text::print_model(&back.model),
+    );
+    if a != b {
+        return Err(format!("export/import changed the model:\n{a}\n----\n{b}"));
+    }
+    for &f in &model.functions {
+        let key = model.function(f).key();
+        if !key.overload.is_empty() && !is_identifier(&key.overload) {
+            return Err(format!(
+                "overload id {:?} is not an identifier",
+                key.overload
+            ));
+        }
+    }
+    for call in &report.calls {
+        if model.find_function(&call.overload).is_none() {
+            return Err(format!(
+                "report names {}, which is not there",
+                call.overload
+            ));
+        }
+    }
+    if !report.calls.is_empty() && model.ir_version.unwrap_or(0) < 10 {
+        return Err("overloads written below IR 10".into());
+    }
+    Ok(())
+}
+
+fn expected_path(nn: &str, label: &str, k: usize) -> PathBuf {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/specialize");
+    let mut name = nn.to_string();
+    if label != "main" {
+        name.push('-');
+        name.push_str(label);
+    }
+    if k > 1 {
+        name.push_str(&format!("-{k}"));
+    }
+    dir.join(format!("{name}.expected.onnxtxt"))
+}
+
+#[test]
+fn fixtures_specialize_as_expected() {
+    let update = std::env::var_os("UPDATE_EXPECT").is_some();
+    let mut failures = Vec::new();
+    let mut runs = 0;
+    for path in fixtures() {
+        let nn = case_number(&path);
+        if nn.parse::<u32>().map_or(true, |n| n <= 30) {
+            continue;
+        }
+        let src = std::fs::read_to_string(&path).expect("fixture is UTF-8");
+        let applies = src.contains("# expect-specialize:");
+        let mut lines_in_case = 0;
+        for section in sections(&src) {
+            let lines: Vec<&str> = section
+                .text
+                .lines()
+                .filter_map(|l| l.strip_prefix("# specialize:"))
+                .map(str::trim)
+                .collect();
+            lines_in_case += lines.len();
+            for (i, line) in lines.iter().enumerate() {
+                runs += 1;
+                let file = expected_path(&nn, &section.label, i + 1);
+                let got = match run(&section.text, line) {
+                    Ok(text) => text,
+                    Err(e) => {
+                        failures.push(format!("{nn}/{} [{line}]: {e}", section.label));
+                        continue;
+                    }
+                };
+                if update {
+                    if let Some(dir) = file.parent() {
+                        std::fs::create_dir_all(dir).expect("create tests/specialize");
+                    }
+                    std::fs::write(&file, &got).expect("write expectation");
+                    continue;
+                }
+                let want = std::fs::read_to_string(&file).unwrap_or_default();
+                if want != got {
+                    failures.push(format!(
+                        "{nn}/{} [{line}]: differs from {}\n--- got ---\n{got}",
+                        section.label,
+                        file.display()
+                    ));
+                }
+            }
+        }
+        if applies && lines_in_case == 0 {
+            failures.push(format!(
+                "{nn}: expect-specialize but no `# specialize:` line"
+            ));
+        }
+    }
+    println!("specialize: {runs} runs");
+    assert!(failures.is_empty(), "\n{}", failures.join("\n\n"));
+}
