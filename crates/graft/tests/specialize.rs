@@ -200,3 +200,153 @@ fn fixtures_specialize_as_expected() {
     println!("specialize: {runs} runs");
     assert!(failures.is_empty(), "\n{}", failures.join("\n\n"));
 }
+
+fn model(text: &str) -> Model {
+    graft::text::parse_model(text).expect("parses").model
+}
+
+/// Specializes the call that makes `output` in `text`; the printed result.
+fn specialize_text(text: &str, output: &str) -> (String, SpecializeReport) {
+    let mut m = model(text);
+    let before = errors(&m);
+    let node = find_node(&m, output).expect("call exists");
+    let report = specialize(&mut m, node, &[]).expect("specializes");
+    verify(&m, &before, &report).expect("valid result");
+    (graft::text::print_model(&m), report)
+}
+
+#[test]
+fn shape_and_arithmetic_fold_and_the_if_takes_its_branch() {
+    let text = r#"<ir_version: 10, opset_import: ["": 17, "local": 1]>
+main (float[2,3] x) => (float[3,2] y) {
+  y = local.F <n = 3> (x)
+}
+<domain: "local", opset_import: ["": 17]>
+F <n> (x) => (y) {
+  n = Constant <value_int: int = @n> ()
+  axes = Constant <value_ints = [0]> ()
+  n1 = Unsqueeze(n, axes)
+  two = Constant <value_ints = [2]> ()
+  shape = Concat <axis = 0> (n1, two)
+  s = Shape(shape)
+  zero = Constant <value_int = 0> ()
+  first = Gather(s, zero)
+  prod = Mul(first, n)
+  six = Constant <value_int = 6> ()
+  eq = Equal(prod, six)
+  gt = Greater(n, zero)
+  both = And(eq, gt)
+  no = Not(both)
+  sq = Squeeze(n1, axes)
+  fl = Cast <to = 1> (sq)
+  half = Constant <value_float = 0.5> ()
+  h = Mul(fl, half)
+  hh = Div(h, half)
+  three = Constant <value_float = 3.0> ()
+  same = Equal(hh, three)
+  ok = Or(no, same)
+  y = If(ok) <
+    then_branch = then_g () => (float[3,2] r) { t = Reshape(x, shape)
+      r = Identity(t) },
+    else_branch = else_g () => (float[2,3] r) { r = Neg(x) }
+  >
+}
+"#;
+    let (got, report) = specialize_text(text, "y");
+    assert_eq!(report.folded_ifs, 1, "{got}");
+    assert!(!got.contains("If("), "{got}");
+    assert!(
+        got.contains("shape = Constant <value = int64[2] {3, 2}> ()"),
+        "{got}"
+    );
+    assert!(got.contains("t = Reshape(x, shape)"), "{got}");
+    assert!(got.contains("y = Identity(t)"), "{got}");
+    // Everything else was only there to compute the condition.
+    assert!(!got.contains("Gather") && !got.contains("Not"), "{got}");
+}
+
+#[test]
+fn branch_values_get_fresh_names_in_the_body() {
+    let text = r#"<ir_version: 10, opset_import: ["": 17, "local": 1]>
+main (float[4] x) => (float[4] y, float[4] u) {
+  y, u = local.F <k = 1> (x)
+}
+<domain: "local", opset_import: ["": 17]>
+F <k> (x) => (y, u) {
+  t = Relu(x)
+  c = Constant <value_int: int = @k> ()
+  one = Constant <value_int = 1> ()
+  b = Equal(c, one)
+  y = If(b) <
+    then_branch = then_g () => (float[4] r) { t = Neg(x)
+      r = Abs(t) },
+    else_branch = else_g () => (float[4] r) { r = Identity(x) }
+  >
+  u = Identity(t)
+}
+"#;
+    let (got, _) = specialize_text(text, "y");
+    assert!(got.contains("t_2 = Neg(x)"), "{got}");
+    assert!(got.contains("y = Abs(t_2)"), "{got}");
+    assert!(got.contains("u = Identity(t)"), "{got}");
+}
+
+#[test]
+fn a_call_inside_a_body_can_be_specialized_but_not_one_bound_to_a_reference() {
+    let text = r#"<ir_version: 10, opset_import: ["": 17, "local": 1]>
+main (float[4] x) => (float[4] y) {
+  y = local.G <a = 0.5> (x)
+}
+<domain: "local", opset_import: ["": 17]>
+F <alpha> (x) => (y) {
+  y = LeakyRelu <alpha: float = @alpha> (x)
+}
+<domain: "local", opset_import: ["": 17, "local": 1]>
+G <a> (x) => (y) {
+  t = local.F <alpha = 0.25> (x)
+  y = local.F <alpha: float = @a> (t)
+}
+"#;
+    let (got, report) = specialize_text(text, "t");
+    assert_eq!(report.calls.len(), 1);
+    assert!(got.contains("t = local.F:alpha_0p25(x)"), "{got}");
+    assert!(
+        got.contains("F <alpha> (x)"),
+        "the generic F is still called: {got}"
+    );
+    let mut m = model(text);
+    let before = graft::text::print_model(&m);
+    // The call writing G's y is bound to G's own attribute.
+    let body = m.function(m.functions[1]).body;
+    let call = *m.graph(body).nodes.last().expect("node");
+    let err = specialize(&mut m, call, &[]).expect_err("refused");
+    assert!(err.to_string().contains("refers to \"a\""), "{err}");
+    assert_eq!(graft::text::print_model(&m), before);
+}
+
+#[test]
+fn long_values_get_a_stable_hashed_id_and_equal_ones_share_it() {
+    let text = r#"<ir_version: 10, opset_import: ["": 17, "local": 1]>
+main (float[8] x) => (float[8] y, float[8] z) {
+  y = local.F <w = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0]> (x)
+  z = local.F <w = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0]> (x)
+}
+<domain: "local", opset_import: ["": 17]>
+F <w> (x) => (y) {
+  c = Constant <value_floats: floats = @w> ()
+  y = Add(x, c)
+}
+"#;
+    let mut m = model(text);
+    let report = specialize_all(&mut m).expect("specializes");
+    assert_eq!(report.calls.len(), 2);
+    assert!(!report.calls[0].reused && report.calls[1].reused);
+    let id = &report.calls[0].overload.overload;
+    assert!(id.starts_with("h_") && id.len() == 18, "{id}");
+    assert_eq!(report.calls[1].overload.overload, *id);
+    // Same input, same id.
+    let mut again = model(text);
+    let second = specialize_all(&mut again).expect("specializes");
+    assert_eq!(second.calls[0].overload.overload, *id);
+    assert_eq!(m.functions.len(), 1, "the generic is gone");
+}

@@ -136,8 +136,10 @@ impl Const {
     }
 
     fn to_tensor(&self) -> Tensor {
+        // Named "" as onnx.parser names attribute tensors (the text's default).
         let mut t = Tensor {
             dims: self.dims.clone(),
+            name: Some(String::new()),
             ..Tensor::default()
         };
         match &self.data {
@@ -292,8 +294,19 @@ fn inline_branch(model: &mut Model, root: GraphId, n: NodeId, branch: GraphId) -
     }
     let if_node = model.node(n).clone();
     let g = if_node.graph;
+    // Names in use in the body, but for those inside the If's own branches (the taken
+    // one moves, the other goes).
+    let inside_if: HashSet<NodeId> = if_node
+        .attributes
+        .iter()
+        .flat_map(|a| a.graphs())
+        .flat_map(|sub| nodes_under(model, sub))
+        .collect();
     let mut taken: HashSet<String> = HashSet::new();
-    for m in nodes_under(model, root) {
+    for m in nodes_under(model, root)
+        .into_iter()
+        .filter(|m| !inside_if.contains(m))
+    {
         for v in model.node(m).outputs.iter().flatten() {
             taken.insert(model.value(*v).name.clone());
         }
@@ -301,6 +314,9 @@ fn inline_branch(model: &mut Model, root: GraphId, n: NodeId, branch: GraphId) -
     let mut stack = vec![root];
     while let Some(x) = stack.pop() {
         let graph = model.graph(x);
+        if x != root && matches!(graph.owner, crate::ir::GraphOwner::Node(m) if m == n) {
+            continue;
+        }
         for i in &graph.inputs {
             if let Some(v) = i.value {
                 taken.insert(model.value(v).name.clone());
