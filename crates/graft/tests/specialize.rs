@@ -350,3 +350,38 @@ F <w> (x) => (y) {
     assert_eq!(second.calls[0].overload.overload, *id);
     assert_eq!(m.functions.len(), 1, "the generic is gone");
 }
+
+#[test]
+fn specializing_an_overload_again_changes_nothing_unless_attributes_are_given() {
+    let text = r#"<ir_version: 10, opset_import: ["": 17, "local": 1]>
+main (float[4] x) => (float[4] y, float[4] z) {
+  y = local.F <alpha = 0.5> (x)
+  z = local.F(x)
+}
+<domain: "local", opset_import: ["": 17]>
+F <alpha: float = 0.3> (x) => (y) {
+  y = LeakyRelu <alpha: float = @alpha> (x)
+}
+"#;
+    let mut m = model(text);
+    let y = find_node(&m, "y").expect("call");
+    specialize(&mut m, y, &[]).expect("specializes");
+    let once = graft::text::print_model(&m);
+    let report = specialize(&mut m, y, &[]).expect("no-op");
+    assert!(report.calls.is_empty());
+    assert_eq!(graft::text::print_model(&m), once);
+    // New attributes re-bind from the generic (kept: z calls it); the old overload goes.
+    let attrs = graft::text::parse_attributes("alpha = 0.125").expect("attrs");
+    let report = specialize(&mut m, y, &attrs).expect("re-binds");
+    let got = graft::text::print_model(&m);
+    assert!(got.contains("y = local.F:alpha_0p125(x)"), "{got}");
+    assert_eq!(report.removed.len(), 1, "{report:?}");
+    assert_eq!(report.removed[0].overload, "alpha_0p5");
+    // Once the generic is gone there is nothing to re-bind from.
+    let z = find_node(&m, "z").expect("call");
+    specialize(&mut m, z, &[]).expect("specializes");
+    let before = graft::text::print_model(&m);
+    let err = specialize(&mut m, y, &attrs).expect_err("no generic");
+    assert!(err.to_string().contains("no local.F left"), "{err}");
+    assert_eq!(graft::text::print_model(&m), before);
+}

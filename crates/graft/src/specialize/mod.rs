@@ -10,7 +10,12 @@
 //! bound values (`alpha_0p2`, `to_7`, or `h_<fnv64>` when long); equal bindings reuse
 //! one overload. The call then names the overload and carries no attributes; the model's
 //! `ir_version` is raised to 10; generic functions the pass touched are removed once
-//! nothing calls them any more.
+//! nothing calls them any more. A body whose default-domain version differs from the
+//! model's is converted to the model's (runtimes evaluate it there), which is also a
+//! reason for `specialize_all` to specialize a call of a function without attributes.
+//! A call that already names an overload is re-bound from its generic when given new
+//! attributes (the values bound before are not recovered: the overload keeps none) and
+//! left alone otherwise.
 //!
 //! Every entry point works on a copy of the model and writes it back only on success:
 //! an error leaves the model as it was. A function body is its own scope, so the cloned
@@ -102,6 +107,16 @@ pub enum SpecializeError {
         attribute: String,
         value: String,
     },
+    #[error(
+        "{node} calls {overload}, which declares no attributes, and there is no {generic} left to specialize again from"
+    )]
+    NoGeneric {
+        node: String,
+        overload: String,
+        generic: String,
+    },
+    #[error("cannot convert the body of {function} to the model's opset: {reason}")]
+    Convert { function: String, reason: String },
     #[error("functions call each other in a cycle: {0}")]
     Recursion(String),
 }
@@ -135,7 +150,24 @@ pub fn specialize(
             s.touched.insert(current);
             callee = g;
             work.nodes[call].overload = None;
+        } else if work.function(callee).attribute.is_empty()
+            && work.function(callee).attribute_proto.is_empty()
+        {
+            return Err(SpecializeError::NoGeneric {
+                node: describe(&work, call),
+                overload: current.to_string(),
+                generic: generic.to_string(),
+            });
         }
+    }
+    // A call of an overload that declares nothing is as specialized as it gets.
+    let f = work.function(callee);
+    if f.overload.as_deref().is_some_and(|o| !o.is_empty())
+        && f.attribute.is_empty()
+        && f.attribute_proto.is_empty()
+        && attrs.is_empty()
+    {
+        return Ok(SpecializeReport::default());
     }
     for a in attrs {
         let node = &mut work.nodes[call];
@@ -173,7 +205,9 @@ pub fn specialize_all(model: &mut Model) -> Result<SpecializeReport, SpecializeE
         };
         let f = work.function(callee);
         let node = work.node(n);
-        let has_attrs = !f.attribute.is_empty() || !f.attribute_proto.is_empty();
+        let has_attrs = !f.attribute.is_empty()
+            || !f.attribute_proto.is_empty()
+            || needs_conversion(&work, callee).is_some();
         let all_values = node
             .attributes
             .iter()
@@ -404,10 +438,27 @@ impl Specializer {
                 continue;
             };
             let f = model.function(inner);
-            if f.attribute.is_empty() && f.attribute_proto.is_empty() {
+            if f.attribute.is_empty()
+                && f.attribute_proto.is_empty()
+                && needs_conversion(model, inner).is_none()
+            {
                 continue;
             }
             self.call(model, n, inner)?;
+        }
+        // Runtimes evaluate bodies at the model's default-domain version: convert.
+        if let Some((from, to)) = needs_conversion(model, callee) {
+            crate::opset::convert_graphs(model, &[body], from, to).map_err(|e| {
+                SpecializeError::Convert {
+                    function: generic.key().to_string(),
+                    reason: e.to_string(),
+                }
+            })?;
+            for o in &mut model.function_arena[made].opset_import {
+                if o.normalized_domain().is_empty() {
+                    o.version = Some(to);
+                }
+            }
         }
         let stats = fold::fold(model, body);
         self.report.folded_nodes += stats.folded_nodes;
@@ -440,6 +491,18 @@ impl Specializer {
             }
         }
     }
+}
+
+/// The (function, model) default-domain versions when they differ.
+fn needs_conversion(model: &Model, f: FunctionId) -> Option<(i64, i64)> {
+    let from = model
+        .function(f)
+        .opset_import
+        .iter()
+        .find(|o| o.normalized_domain().is_empty())
+        .and_then(|o| o.version)?;
+    let to = model.opset_version("")?;
+    (from != to).then_some((from, to))
 }
 
 /// Keys of every function some live node calls.
