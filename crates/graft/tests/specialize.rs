@@ -385,3 +385,29 @@ F <alpha: float = 0.3> (x) => (y) {
     assert!(err.to_string().contains("no local.F left"), "{err}");
     assert_eq!(graft::text::print_model(&m), before);
 }
+
+#[test]
+fn an_overload_with_the_same_id_but_another_body_is_not_reused() {
+    let text = r#"<ir_version: 10, opset_import: ["": 17, "local": 1]>
+main (float[4] x) => (float[4] y, float[4] z) {
+  y = local.F <alpha = 0.5> (x)
+  z = local.F:alpha_0p5(x)
+}
+<domain: "local", opset_import: ["": 17]>
+F <alpha> (x) => (y) {
+  y = LeakyRelu <alpha: float = @alpha> (x)
+}
+<domain: "local", overload: "alpha_0p5", opset_import: ["": 17]>
+F (x) => (y) {
+  y = Neg(x)
+}
+"#;
+    let (got, report) = specialize_text(text, "y");
+    assert!(got.contains("y = local.F:alpha_0p5_2(x)"), "{got}");
+    assert!(!report.calls[0].reused);
+    // An equal one (written by hand or by an earlier run) is reused.
+    let equal = text.replace("y = Neg(x)", "y = LeakyRelu <alpha = 0.5> (x)");
+    let (got, report) = specialize_text(&equal, "y");
+    assert!(got.contains("y = local.F:alpha_0p5(x)"), "{got}");
+    assert!(report.calls[0].reused);
+}

@@ -8,7 +8,8 @@
 //! condition is now known, which becomes its taken branch. The result is a new
 //! function with the callee's domain and name and an overload id derived from the
 //! bound values (`alpha_0p2`, `to_7`, or `h_<fnv64>` when long); equal bindings reuse
-//! one overload. The call then names the overload and carries no attributes; the model's
+//! one overload (an existing overload with that id that this run did not make is reused
+//! only if it prints the same; otherwise the id takes a `_2`, `_3`… suffix). The call then names the overload and carries no attributes; the model's
 //! `ir_version` is raised to 10; generic functions the pass touched are removed once
 //! nothing calls them any more. A body whose default-domain version differs from the
 //! model's is converted to the model's (runtimes evaluate it there), which is also a
@@ -267,6 +268,8 @@ struct Specializer {
     functions: HashMap<FunctionKey, FunctionId>,
     /// Functions that may have lost their last call.
     touched: HashSet<FunctionKey>,
+    /// Overloads this run made or found equal to what it would make.
+    made: HashSet<FunctionId>,
     report: SpecializeReport,
 }
 
@@ -282,6 +285,7 @@ impl Specializer {
         let s = Self {
             functions,
             touched: HashSet::new(),
+            made: HashSet::new(),
             report: SpecializeReport::default(),
         };
         s.recursion(model)?;
@@ -374,14 +378,52 @@ impl Specializer {
     ) -> Result<(), SpecializeError> {
         let env = bind(model, n, callee)?;
         let generic = model.function(callee).key();
-        let id = overload_id(model, &generic.overload, &env);
+        let base = overload_id(model, &generic.overload, &env);
+        // An overload with this id that this run did not make (an earlier run, or the
+        // user) is reused only when it prints exactly like the one this binding makes;
+        // otherwise the id takes a suffix.
+        let mut id = base.clone();
+        let mut suffix = 2;
+        let mut candidate: Option<FunctionId> = None;
+        let mut reused = false;
+        loop {
+            let key = FunctionKey {
+                overload: id.clone(),
+                ..generic.clone()
+            };
+            let Some(existing) = self.functions.get(&key).copied() else {
+                break;
+            };
+            if self.made.contains(&existing) {
+                reused = true;
+                break;
+            }
+            let c = match candidate {
+                Some(c) => c,
+                None => self.build(model, callee, &env, &id)?,
+            };
+            model.function_arena[c].overload = Some(id.clone());
+            if crate::text::print_function(model, c) == crate::text::print_function(model, existing)
+            {
+                self.made.insert(existing);
+                reused = true;
+                break;
+            }
+            candidate = Some(c);
+            id = format!("{base}_{suffix}");
+            suffix += 1;
+        }
         let key = FunctionKey {
             overload: id.clone(),
             ..generic.clone()
         };
-        let reused = self.functions.contains_key(&key);
         if !reused {
-            let made = self.build(model, callee, &env, &id)?;
+            let made = match candidate {
+                Some(c) => c,
+                None => self.build(model, callee, &env, &id)?,
+            };
+            model.function_arena[made].overload = Some(id.clone());
+            self.made.insert(made);
             self.functions.insert(key.clone(), made);
             // After the generic and the overloads of the same name made before.
             let same = |f: &FunctionId| {
