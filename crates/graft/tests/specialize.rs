@@ -411,3 +411,25 @@ F (x) => (y) {
     assert!(got.contains("y = local.F:alpha_0p5(x)"), "{got}");
     assert!(report.calls[0].reused);
 }
+
+#[test]
+fn a_very_deep_chain_of_calls_is_refused_and_leaves_the_model_alone() {
+    let mut text = String::from(
+        "<ir_version: 10, opset_import: [\"\": 17, \"local\": 1]>\nmain (float[4] x) => (float[4] y) {\n  y = local.F0 <a = 0.5> (x)\n}\n",
+    );
+    let depth = 250;
+    for k in 0..depth {
+        text.push_str(&format!(
+            "<domain: \"local\", opset_import: [\"\": 17, \"local\": 1]>\nF{k} <a> (x) => (y) {{\n  y = local.F{} <a: float = @a> (x)\n}}\n",
+            k + 1
+        ));
+    }
+    text.push_str(&format!(
+        "<domain: \"local\", opset_import: [\"\": 17]>\nF{depth} <a> (x) => (y) {{\n  y = LeakyRelu <alpha: float = @a> (x)\n}}\n"
+    ));
+    let mut m = model(&text);
+    let before = graft::text::print_model(&m);
+    let err = specialize_all(&mut m).expect_err("too deep");
+    assert!(err.to_string().contains("nest more than"), "{err}");
+    assert_eq!(graft::text::print_model(&m), before);
+}

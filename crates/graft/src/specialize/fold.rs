@@ -520,7 +520,10 @@ fn eval(model: &Model, node: &Node, inputs: &[&Const]) -> Option<Const> {
                 })
                 .collect();
             let total = a.count()? as i64;
-            let known: i64 = dims.iter().filter(|&&d| d != -1).product();
+            let known = dims
+                .iter()
+                .filter(|&&d| d != -1)
+                .try_fold(1i64, |acc, &d| acc.checked_mul(d))?;
             if dims.iter().filter(|&&d| d == -1).count() == 1 && known > 0 {
                 for d in dims.iter_mut().filter(|d| **d == -1) {
                     *d = total / known;
@@ -783,10 +786,7 @@ fn concat(parts: &[&Const], axis: i64) -> Option<Const> {
     if axis >= r {
         return None;
     }
-    let outer: usize = first.dims[..axis]
-        .iter()
-        .map(|&d| d.max(0) as usize)
-        .product();
+    let outer = product(&first.dims[..axis])?;
     let mut dims = first.dims.clone();
     dims[axis] = 0;
     for p in parts {
@@ -842,18 +842,19 @@ fn concat(parts: &[&Const], axis: i64) -> Option<Const> {
     (c.count()? == c.data.len()).then_some(c)
 }
 
+/// The number of elements `dims` spans (`None` on a negative dim or overflow).
+fn product(dims: &[i64]) -> Option<usize> {
+    dims.iter().try_fold(1usize, |acc, &d| {
+        usize::try_from(d).ok().and_then(|d| acc.checked_mul(d))
+    })
+}
+
 fn gather(data: &Const, indices: &Const, axis: i64) -> Option<Const> {
     let r = data.dims.len() as i64;
     let axis = usize::try_from(if axis < 0 { axis + r } else { axis }).ok()?;
     let n = *data.dims.get(axis)?;
-    let outer: usize = data.dims[..axis]
-        .iter()
-        .map(|&d| d.max(0) as usize)
-        .product();
-    let inner: usize = data.dims[axis + 1..]
-        .iter()
-        .map(|&d| d.max(0) as usize)
-        .product();
+    let outer = product(&data.dims[..axis])?;
+    let inner = product(&data.dims[axis + 1..])?;
     let picks: Vec<usize> = indices
         .data
         .as_i64()
@@ -863,11 +864,17 @@ fn gather(data: &Const, indices: &Const, axis: i64) -> Option<Const> {
             (0..n).contains(&i).then_some(i as usize)
         })
         .collect::<Option<_>>()?;
-    let mut idx = Vec::new();
+    let size = outer.checked_mul(picks.len())?.checked_mul(inner)?;
+    if size > MAX_ELEMENTS {
+        return None;
+    }
+    // In bounds of `data`: outer * n * inner is its element count.
+    let n = usize::try_from(n).ok()?;
+    let mut idx = Vec::with_capacity(size);
     for o in 0..outer {
         for &p in &picks {
             for k in 0..inner {
-                idx.push((o * n as usize + p) * inner + k);
+                idx.push((o * n + p) * inner + k);
             }
         }
     }

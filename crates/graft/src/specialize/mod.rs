@@ -118,6 +118,8 @@ pub enum SpecializeError {
     },
     #[error("cannot convert the body of {function} to the model's opset: {reason}")]
     Convert { function: String, reason: String },
+    #[error("calls of functions nest more than {0} deep")]
+    TooDeep(usize),
     #[error("functions call each other in a cycle: {0}")]
     Recursion(String),
 }
@@ -270,8 +272,13 @@ struct Specializer {
     touched: HashSet<FunctionKey>,
     /// Overloads this run made or found equal to what it would make.
     made: HashSet<FunctionId>,
+    /// How deep nested specialization is (bounded: the recursion uses the stack).
+    depth: usize,
     report: SpecializeReport,
 }
+
+/// Nested calls deeper than this are refused (onnxruntime refuses 100).
+const MAX_CALL_DEPTH: usize = 200;
 
 /// Bound attribute values by declared name; a name missing here is dropped.
 type Env = BTreeMap<String, AttrValue>;
@@ -286,6 +293,7 @@ impl Specializer {
             functions,
             touched: HashSet::new(),
             made: HashSet::new(),
+            depth: 0,
             report: SpecializeReport::default(),
         };
         s.recursion(model)?;
@@ -451,7 +459,24 @@ impl Specializer {
     }
 
     /// The specialized copy of `callee` under `env`, not yet listed in the model.
+    /// Nested calls recurse through here, so the depth is bounded.
     fn build(
+        &mut self,
+        model: &mut Model,
+        callee: FunctionId,
+        env: &Env,
+        id: &str,
+    ) -> Result<FunctionId, SpecializeError> {
+        if self.depth >= MAX_CALL_DEPTH {
+            return Err(SpecializeError::TooDeep(MAX_CALL_DEPTH));
+        }
+        self.depth += 1;
+        let built = self.build_body(model, callee, env, id);
+        self.depth -= 1;
+        built
+    }
+
+    fn build_body(
         &mut self,
         model: &mut Model,
         callee: FunctionId,
