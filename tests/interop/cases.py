@@ -54,6 +54,7 @@ HEADER_KEYS = {
     "expect-inline",
     "inline",
     "expect-specialize",
+    "specialize",
     "expect-roundtrip",
     "reference",
     "input",

@@ -79,6 +79,10 @@ enum Command {
     /// inputs; without --expose every guest output becomes a host output. Prints
     /// where each guest input and output went.
     Inline(InlineArgs),
+    /// Specialize calls of model-local functions into overloads bound to their
+    /// attributes (folding what becomes constant) and write the result (ONNX text when
+    /// OUT ends in .onnxtxt or .txt, protobuf otherwise). Prints one line per call.
+    Specialize(SpecializeArgs),
     /// Expand calls of model-local functions into their callers and write the result
     /// (ONNX text when OUT ends in .onnxtxt or .txt, protobuf otherwise). Without
     /// --function every call of every local function is expanded.
@@ -109,6 +113,24 @@ struct OutlineArgs {
     name: String,
     #[arg(short, long)]
     output: PathBuf,
+}
+
+#[derive(clap::Args)]
+#[command(group(clap::ArgGroup::new("which").required(true).args(["node", "all"])))]
+struct SpecializeArgs {
+    model: PathBuf,
+    #[arg(short, long)]
+    output: PathBuf,
+    /// The call to specialize: a node name, or the name of one of its outputs.
+    #[arg(long)]
+    node: Option<String>,
+    /// NAME=VALUE in ONNX text syntax (`alpha=0.2`, `axes=[0,1]`, `mode="tanh"`): set
+    /// on the call before specializing it (with --node).
+    #[arg(long, value_name = "NAME=VALUE", requires = "node")]
+    attr: Vec<String>,
+    /// Specialize every call whose attributes are all constant.
+    #[arg(long)]
+    all: bool,
 }
 
 #[derive(clap::Args)]
@@ -160,6 +182,7 @@ fn main() -> ExitCode {
             opset,
         } => convert(&input, &output, embed_external, allow_loss, opset),
         Command::Inline(args) => inline(&args),
+        Command::Specialize(args) => specialize(&args),
         Command::InlineFunctions(args) => inline_functions(&args),
         Command::Outline(args) => outline(&args),
     };
@@ -670,6 +693,62 @@ fn write_any(model: &graft::Model, output: &Path) -> Result<(), Failure> {
     } else {
         write_model(model, &ExportOptions::default(), output)
     }
+}
+
+fn specialize(args: &SpecializeArgs) -> Result<ExitCode, Failure> {
+    let mut attrs = Vec::with_capacity(args.attr.len());
+    for a in &args.attr {
+        match graft::text::parse_attributes(a) {
+            Ok(parsed) => attrs.extend(parsed),
+            Err(e) => {
+                eprintln!("graft: --attr {a:?}: {}", e.message);
+                return Ok(ExitCode::from(1));
+            }
+        }
+    }
+    let mut model = open_any(&args.model)?;
+    let result = match &args.node {
+        Some(name) => match graft::specialize::find_node(&model, name) {
+            Some(node) => graft::specialize::specialize(&mut model, node, &attrs),
+            None => Err(graft::specialize::SpecializeError::NoSuchNode(name.clone())),
+        },
+        None => graft::specialize::specialize_all(&mut model),
+    };
+    let report = match result {
+        Ok(report) => report,
+        Err(e) => {
+            eprintln!("graft: cannot specialize: {e}");
+            return Ok(ExitCode::from(1));
+        }
+    };
+    let mut out = String::new();
+    for call in &report.calls {
+        let node = model.node(call.node);
+        let what = node
+            .outputs
+            .iter()
+            .flatten()
+            .next()
+            .map(|&v| model.value(v).name.clone())
+            .unwrap_or_default();
+        let how = if call.reused { "reused" } else { "new" };
+        out.push_str(&format!("call {what} -> {} ({how})\n", call.overload));
+    }
+    for key in &report.removed {
+        out.push_str(&format!("removed {key}\n"));
+    }
+    out.push_str(&format!(
+        "folded {} nodes and {} If, removed {} dead nodes\n",
+        report.folded_nodes, report.folded_ifs, report.removed_nodes
+    ));
+    if is_text(&args.output) {
+        std::fs::write(&args.output, graft::text::print_model(&model))
+            .map_err(|e| Failure(format!("cannot write {}: {e}", args.output.display())))?;
+    } else {
+        write_model(&model, &ExportOptions::default(), &args.output)?;
+    }
+    print!("{out}");
+    Ok(ExitCode::SUCCESS)
 }
 
 /// Encodes `model` into the file `output`, streamed (the whole encoding is never in

@@ -634,3 +634,85 @@ main (float[4] x) => (float[4] y) {
     assert!(stderr.contains("not convex"), "{stderr}");
     assert!(!bad.exists());
 }
+
+#[test]
+fn specialize_a_call_or_all_and_fail_cleanly() {
+    let model = temp("spec-in.onnxtxt");
+    std::fs::write(
+        &model,
+        "<ir_version: 8, opset_import: [\"\": 17, \"local\": 1]>\nmain (float[4] x) => (float[4] y, int64[4] z) {\n  y = local.LRelu <alpha = 0.5> (x)\n  z = local.CastTo <t = 7> (x)\n}\n<domain: \"local\", opset_import: [\"\": 17]>\nLRelu <alpha: float = 0.3> (x) => (y) {\n  y = LeakyRelu <alpha: float = @alpha> (x)\n}\n<domain: \"local\", opset_import: [\"\": 17]>\nCastTo <t> (x) => (y) {\n  y = Cast <to: int = @t> (x)\n}\n",
+    )
+    .expect("write model");
+    let s = |p: &Path| p.to_str().unwrap_or("").to_string();
+    // One call, with its attribute overridden; text out.
+    let out_text = temp("spec-out.onnxtxt");
+    let out = graft(&[
+        "specialize",
+        &s(&model),
+        "-o",
+        &s(&out_text),
+        "--node",
+        "y",
+        "--attr",
+        "alpha=0.2",
+    ]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        stdout.contains("call y -> local.LRelu:alpha_0p2 (new)"),
+        "{stdout}"
+    );
+    let text = std::fs::read_to_string(&out_text).expect("output written");
+    assert!(text.contains("ir_version: 10"), "{text}");
+    assert!(text.contains("y = local.LRelu:alpha_0p2(x)"), "{text}");
+    assert!(text.contains("LeakyRelu <alpha = 0.2> (x)"), "{text}");
+    // Every call; protobuf out that checks clean.
+    let out_onnx = temp("spec-out.onnx");
+    let out = graft(&["specialize", &s(&model), "-o", &s(&out_onnx), "--all"]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        stdout.contains("call z -> local.CastTo:t_7 (new)"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("removed local.CastTo"), "{stdout}");
+    let out = graft(&["check", &s(&out_onnx)]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    // Errors: one line, exit code 1, nothing written.
+    for (args, mentions) in [
+        (
+            vec!["--node", "y", "--attr", "alpha=2"],
+            "is int at the call",
+        ),
+        (
+            vec!["--node", "y", "--attr", "beta=1.0"],
+            "no attribute \"beta\"",
+        ),
+        (vec!["--node", "nope"], "\"nope\""),
+        (vec!["--node", "y", "--attr", "alpha=="], "--attr"),
+    ] {
+        let nothing = temp("spec-nothing.onnx");
+        let mut full = vec!["specialize", model.to_str().unwrap_or(""), "-o"];
+        let n = s(&nothing);
+        full.push(&n);
+        full.extend(args);
+        let out = graft(&full);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{stderr}");
+        assert_eq!(stderr.lines().count(), 1, "{stderr}");
+        assert!(stderr.contains(mentions), "{stderr}");
+        assert!(!nothing.exists());
+    }
+}

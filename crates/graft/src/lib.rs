@@ -12,6 +12,7 @@ pub mod ir;
 pub mod library;
 pub mod opset;
 pub mod schema;
+pub mod specialize;
 pub mod summary;
 pub mod text;
 pub mod view;

@@ -168,3 +168,51 @@ pub fn print_function(model: &Model, function: FunctionId) -> String {
     p.function(function, true);
     p.into_string()
 }
+
+/// Parses attributes as a node writes them between `<` and `>`: `alpha = 0.2`,
+/// `to = 7, axes = [0, 1]`, `mode = "tanh"`, typed ones like `alpha: float = 2`.
+/// Graph values are refused (their graph would belong to no model). Errors point into
+/// `text` (line 1).
+pub fn parse_attributes(text: &str) -> Result<Vec<crate::ir::Attribute>, ParseError> {
+    const HEAD: &str = "<ir_version: 10, opset_import: [\"\": 1]>\ng () => () { _ = _A <";
+    let wrapped = format!("{HEAD}{text}> () }}\n");
+    let fail = |message: String| ParseError {
+        line: 1,
+        column: 1,
+        message,
+        source_line: text.to_string(),
+    };
+    let imported = parse_model(&wrapped).map_err(|e| {
+        let column = if e.line == 2 {
+            e.column
+                .saturating_sub(HEAD.lines().nth(1).map_or(0, str::len))
+        } else {
+            1
+        };
+        ParseError {
+            line: 1,
+            column: column.max(1),
+            message: e.message,
+            source_line: text.to_string(),
+        }
+    })?;
+    let model = imported.model;
+    let graph = model.graph.ok_or_else(|| fail("no attributes".into()))?;
+    let node = model
+        .graph(graph)
+        .nodes
+        .first()
+        .copied()
+        .ok_or_else(|| fail("no attributes".into()))?;
+    let attributes = model.node(node).attributes.clone();
+    if attributes.iter().any(|a| !a.graphs().is_empty()) {
+        return Err(fail("graph-valued attributes cannot be given here".into()));
+    }
+    if let Some(a) = attributes
+        .iter()
+        .find(|a| !matches!(a.kind, crate::ir::AttrKind::Value(_)))
+    {
+        return Err(fail(format!("attribute {:?} has no value", a.name())));
+    }
+    Ok(attributes)
+}

@@ -1,0 +1,950 @@
+//! Specializing calls of model-local functions into overloads (semantics.md §2, §3).
+//!
+//! [`specialize`] binds every attribute reference of the callee's body for one call
+//! (the call's value, else the declared default, else the reference is dropped so the
+//! op's default applies), recursing into GRAPH attributes and through nested calls
+//! (which are specialized in turn), then folds what became constant (`fold.rs`):
+//! constants, small int/float/bool arithmetic and shape ops, and an `If` whose
+//! condition is now known, which becomes its taken branch. The result is a new
+//! function with the callee's domain and name and an overload id derived from the
+//! bound values (`alpha_0p2`, `to_7`, or `h_<fnv64>` when long); equal bindings reuse
+//! one overload (an existing overload with that id that this run did not make is reused
+//! only if it prints the same; otherwise the id takes a `_2`, `_3`… suffix). The call then names the overload and carries no attributes; the model's
+//! `ir_version` is raised to 10; generic functions the pass touched are removed once
+//! nothing calls them any more. A body whose default-domain version differs from the
+//! model's is converted to the model's (runtimes evaluate it there), which is also a
+//! reason for `specialize_all` to specialize a call of a function without attributes.
+//! A call that already names an overload is re-bound from its generic when given new
+//! attributes (the values bound before are not recovered: the overload keeps none) and
+//! left alone otherwise.
+//!
+//! Every entry point works on a copy of the model and writes it back only on success:
+//! an error leaves the model as it was. A function body is its own scope, so the cloned
+//! body keeps its value names; only values moved out of a folded `If` branch get fresh
+//! ones.
+
+mod fold;
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+use crate::check::nodes_under;
+use crate::ir::{
+    AttrKind, AttrValue, Attribute, Function, FunctionId, FunctionKey, Graph, GraphId, GraphOwner,
+    Initializer, Model, Node, NodeId, Value, ValueDef, ValueId, ValueInfo, normalize_domain,
+};
+use crate::schema;
+
+/// What a specialization did.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SpecializeReport {
+    /// Every call pointed at an overload, nested calls included, in order.
+    pub calls: Vec<SpecializedCall>,
+    /// Functions removed because nothing calls them any more.
+    pub removed: Vec<FunctionKey>,
+    /// Nodes replaced by a `Constant`.
+    pub folded_nodes: usize,
+    /// `If` nodes replaced by their taken branch.
+    pub folded_ifs: usize,
+    /// Nodes removed as dead.
+    pub removed_nodes: usize,
+}
+
+/// One call and the overload it now names.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SpecializedCall {
+    pub node: NodeId,
+    pub overload: FunctionKey,
+    /// The overload existed already (an equal binding made it).
+    pub reused: bool,
+}
+
+#[derive(Debug, thiserror::Error, PartialEq)]
+pub enum SpecializeError {
+    #[error("there is no node {0:?}")]
+    NoSuchNode(String),
+    #[error("{node} is not a call of a model-local function")]
+    NotACall { node: String },
+    #[error("{node}: {function} declares no attribute {attribute:?}")]
+    Undeclared {
+        node: String,
+        function: String,
+        attribute: String,
+    },
+    #[error(
+        "{node}: attribute {attribute:?} is {given} at the call, but {function} uses it as {used}"
+    )]
+    WrongType {
+        node: String,
+        function: String,
+        attribute: String,
+        given: &'static str,
+        used: &'static str,
+    },
+    #[error(
+        "{node}: the call does not set {attribute:?}, which {function} has no default for, and {op} in its body requires {op_attribute:?}"
+    )]
+    MissingRequired {
+        node: String,
+        function: String,
+        attribute: String,
+        op: String,
+        op_attribute: String,
+    },
+    #[error(
+        "{node}: attribute {attribute:?} refers to {reference:?} of the enclosing function; specialize the call of that function instead"
+    )]
+    ReferenceAtCall {
+        node: String,
+        attribute: String,
+        reference: String,
+    },
+    #[error("{node}: attribute {attribute:?} is malformed (no single typed value)")]
+    Malformed { node: String, attribute: String },
+    #[error(
+        "{node}: graph attribute {attribute:?} reads {value:?} from the caller's scope, which the function body cannot see"
+    )]
+    Captures {
+        node: String,
+        attribute: String,
+        value: String,
+    },
+    #[error(
+        "{node} calls {overload}, which declares no attributes, and there is no {generic} left to specialize again from"
+    )]
+    NoGeneric {
+        node: String,
+        overload: String,
+        generic: String,
+    },
+    #[error("cannot convert the body of {function} to the model's opset: {reason}")]
+    Convert { function: String, reason: String },
+    #[error("calls of functions nest more than {0} deep")]
+    TooDeep(usize),
+    #[error("functions call each other in a cycle: {0}")]
+    Recursion(String),
+}
+
+/// Specializes one call, after setting `attrs` on it (replacing same-named ones). A
+/// call that already names an overload of a generic function is re-bound from the
+/// generic with `attrs` (the old overload is removed once unused).
+pub fn specialize(
+    model: &mut Model,
+    call: NodeId,
+    attrs: &[Attribute],
+) -> Result<SpecializeReport, SpecializeError> {
+    let mut work = model.clone();
+    let mut s = Specializer::new(&work)?;
+    if work.nodes.get(call).is_none() {
+        return Err(SpecializeError::NoSuchNode(format!("{call:?}")));
+    }
+    let Some(mut callee) = s.callee(&work, call) else {
+        return Err(SpecializeError::NotACall {
+            node: describe(&work, call),
+        });
+    };
+    // Re-specialization: go back to the generic of the same name.
+    let current = work.function(callee).key();
+    if !current.overload.is_empty() && !attrs.is_empty() {
+        let generic = FunctionKey {
+            overload: String::new(),
+            ..current.clone()
+        };
+        if let Some(&g) = s.functions.get(&generic) {
+            s.touched.insert(current);
+            callee = g;
+            work.nodes[call].overload = None;
+        } else if work.function(callee).attribute.is_empty()
+            && work.function(callee).attribute_proto.is_empty()
+        {
+            return Err(SpecializeError::NoGeneric {
+                node: describe(&work, call),
+                overload: current.to_string(),
+                generic: generic.to_string(),
+            });
+        }
+    }
+    // A call of an overload that declares nothing is as specialized as it gets.
+    let f = work.function(callee);
+    if f.overload.as_deref().is_some_and(|o| !o.is_empty())
+        && f.attribute.is_empty()
+        && f.attribute_proto.is_empty()
+        && attrs.is_empty()
+    {
+        return Ok(SpecializeReport::default());
+    }
+    for a in attrs {
+        let node = &mut work.nodes[call];
+        node.attributes.retain(|b| b.name() != a.name());
+        node.attributes.push(a.clone());
+    }
+    s.call(&mut work, call, callee)?;
+    s.finish(&mut work);
+    *model = work;
+    Ok(s.report)
+}
+
+/// Specializes every call whose callee declares attributes and whose attributes are
+/// all values: those in the main graph (and its subgraphs and training graphs) first,
+/// then those in the bodies of the functions that remain. All or nothing.
+pub fn specialize_all(model: &mut Model) -> Result<SpecializeReport, SpecializeError> {
+    let mut work = model.clone();
+    let mut s = Specializer::new(&work)?;
+    let mut roots: Vec<GraphId> = work.graph.into_iter().collect();
+    for t in &work.training_info {
+        roots.extend(t.initialization);
+        roots.extend(t.algorithm);
+    }
+    let mut calls: Vec<NodeId> = roots.iter().flat_map(|&g| nodes_under(&work, g)).collect();
+    for &f in &work.functions {
+        calls.extend(nodes_under(&work, work.function(f).body));
+    }
+    for n in calls {
+        // A function body may have been dropped by an earlier step.
+        if !s.live(&work, n) {
+            continue;
+        }
+        let Some(callee) = s.callee(&work, n) else {
+            continue;
+        };
+        let f = work.function(callee);
+        let node = work.node(n);
+        let has_attrs = !f.attribute.is_empty()
+            || !f.attribute_proto.is_empty()
+            || needs_conversion(&work, callee).is_some();
+        let all_values = node
+            .attributes
+            .iter()
+            .all(|a| matches!(a.kind, AttrKind::Value(_)));
+        if has_attrs && all_values {
+            s.call(&mut work, n, callee)?;
+        }
+    }
+    s.finish(&mut work);
+    *model = work;
+    Ok(s.report)
+}
+
+/// The node a user names: a node name, else the name of one of its outputs. Searches
+/// the main graph, its subgraphs, training graphs and function bodies.
+pub fn find_node(model: &Model, name: &str) -> Option<NodeId> {
+    let mut roots: Vec<GraphId> = model.graph.into_iter().collect();
+    for t in &model.training_info {
+        roots.extend(t.initialization);
+        roots.extend(t.algorithm);
+    }
+    roots.extend(model.functions.iter().map(|&f| model.function(f).body));
+    let all: Vec<NodeId> = roots.iter().flat_map(|&g| nodes_under(model, g)).collect();
+    all.iter()
+        .copied()
+        .find(|&n| model.node(n).name() == name)
+        .or_else(|| {
+            all.iter().copied().find(|&n| {
+                model
+                    .node(n)
+                    .outputs
+                    .iter()
+                    .flatten()
+                    .any(|&v| model.value(v).name == name)
+            })
+        })
+}
+
+/// A node as error messages name it.
+fn describe(model: &Model, n: NodeId) -> String {
+    let node = model.node(n);
+    if !node.name().is_empty() {
+        return format!("node {:?}", node.name());
+    }
+    let out = node
+        .outputs
+        .iter()
+        .flatten()
+        .next()
+        .map(|&v| model.value(v).name.as_str())
+        .unwrap_or("");
+    format!("the {} node that makes {out:?}", node.op_type())
+}
+
+struct Specializer {
+    /// Functions by key (kept current as overloads are added).
+    functions: HashMap<FunctionKey, FunctionId>,
+    /// Functions that may have lost their last call.
+    touched: HashSet<FunctionKey>,
+    /// Overloads this run made or found equal to what it would make.
+    made: HashSet<FunctionId>,
+    /// How deep nested specialization is (bounded: the recursion uses the stack).
+    depth: usize,
+    report: SpecializeReport,
+}
+
+/// Nested calls deeper than this are refused (onnxruntime refuses 100).
+const MAX_CALL_DEPTH: usize = 200;
+
+/// Bound attribute values by declared name; a name missing here is dropped.
+type Env = BTreeMap<String, AttrValue>;
+
+impl Specializer {
+    fn new(model: &Model) -> Result<Self, SpecializeError> {
+        let mut functions = HashMap::new();
+        for &f in &model.functions {
+            functions.entry(model.function(f).key()).or_insert(f);
+        }
+        let s = Self {
+            functions,
+            touched: HashSet::new(),
+            made: HashSet::new(),
+            depth: 0,
+            report: SpecializeReport::default(),
+        };
+        s.recursion(model)?;
+        Ok(s)
+    }
+
+    fn callee(&self, model: &Model, n: NodeId) -> Option<FunctionId> {
+        let node = model.node(n);
+        let key = FunctionKey {
+            domain: normalize_domain(node.domain()).to_string(),
+            name: node.op_type().to_string(),
+            overload: node.overload().to_string(),
+        };
+        self.functions.get(&key).copied()
+    }
+
+    /// A node still in a graph of the model (not in a removed function's body).
+    fn live(&self, model: &Model, n: NodeId) -> bool {
+        let mut g = model.node(n).graph;
+        for _ in 0..=model.graphs.len() {
+            match model.graph(g).owner {
+                GraphOwner::Node(m) => g = model.node(m).graph,
+                GraphOwner::Function(f) => return model.functions.contains(&f),
+                GraphOwner::Model | GraphOwner::Training(_) => return true,
+            }
+        }
+        false
+    }
+
+    /// Calls that form a cycle make specialization endless: refuse them first.
+    fn recursion(&self, model: &Model) -> Result<(), SpecializeError> {
+        let index: HashMap<FunctionId, usize> = model
+            .functions
+            .iter()
+            .enumerate()
+            .map(|(i, &f)| (f, i))
+            .collect();
+        let edges: Vec<Vec<usize>> = model
+            .functions
+            .iter()
+            .map(|&f| {
+                nodes_under(model, model.function(f).body)
+                    .into_iter()
+                    .filter_map(|n| self.callee(model, n))
+                    .filter_map(|g| index.get(&g).copied())
+                    .collect()
+            })
+            .collect();
+        let mut color = vec![0u8; edges.len()];
+        for start in 0..edges.len() {
+            if color[start] != 0 {
+                continue;
+            }
+            color[start] = 1;
+            let mut stack = vec![(start, 0usize)];
+            while let Some(&mut (f, ref mut next)) = stack.last_mut() {
+                let Some(&g) = edges[f].get(*next) else {
+                    color[f] = 2;
+                    stack.pop();
+                    continue;
+                };
+                *next += 1;
+                match color[g] {
+                    0 => {
+                        color[g] = 1;
+                        stack.push((g, 0));
+                    }
+                    1 => {
+                        let mut cycle: Vec<String> = stack
+                            .iter()
+                            .skip_while(|(h, _)| *h != g)
+                            .map(|(h, _)| model.function(model.functions[*h]).key().to_string())
+                            .collect();
+                        cycle.push(model.function(model.functions[g]).key().to_string());
+                        return Err(SpecializeError::Recursion(cycle.join(" -> ")));
+                    }
+                    _ => {}
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Specializes call `n` of `callee` (whose attributes are already final).
+    fn call(
+        &mut self,
+        model: &mut Model,
+        n: NodeId,
+        callee: FunctionId,
+    ) -> Result<(), SpecializeError> {
+        let env = bind(model, n, callee)?;
+        let generic = model.function(callee).key();
+        let base = overload_id(model, &generic.overload, &env);
+        // An overload with this id that this run did not make (an earlier run, or the
+        // user) is reused only when it prints exactly like the one this binding makes;
+        // otherwise the id takes a suffix.
+        let mut id = base.clone();
+        let mut suffix = 2;
+        let mut candidate: Option<FunctionId> = None;
+        let mut reused = false;
+        loop {
+            let key = FunctionKey {
+                overload: id.clone(),
+                ..generic.clone()
+            };
+            let Some(existing) = self.functions.get(&key).copied() else {
+                break;
+            };
+            if self.made.contains(&existing) {
+                reused = true;
+                break;
+            }
+            let c = match candidate {
+                Some(c) => c,
+                None => self.build(model, callee, &env, &id)?,
+            };
+            model.function_arena[c].overload = Some(id.clone());
+            if crate::text::print_function(model, c) == crate::text::print_function(model, existing)
+            {
+                self.made.insert(existing);
+                reused = true;
+                break;
+            }
+            candidate = Some(c);
+            id = format!("{base}_{suffix}");
+            suffix += 1;
+        }
+        let key = FunctionKey {
+            overload: id.clone(),
+            ..generic.clone()
+        };
+        if !reused {
+            let made = match candidate {
+                Some(c) => c,
+                None => self.build(model, callee, &env, &id)?,
+            };
+            model.function_arena[made].overload = Some(id.clone());
+            self.made.insert(made);
+            self.functions.insert(key.clone(), made);
+            // After the generic and the overloads of the same name made before.
+            let same = |f: &FunctionId| {
+                let k = model.function(*f).key();
+                k.domain == generic.domain && k.name == generic.name
+            };
+            let at = model
+                .functions
+                .iter()
+                .rposition(same)
+                .map_or(model.functions.len(), |i| i + 1);
+            model.functions.insert(at, made);
+        }
+        let node = &mut model.nodes[n];
+        node.overload = Some(id);
+        node.attributes.clear();
+        model.ir_version = Some(model.ir_version.unwrap_or(0).max(10));
+        self.touched.insert(generic);
+        self.report.calls.push(SpecializedCall {
+            node: n,
+            overload: key,
+            reused,
+        });
+        Ok(())
+    }
+
+    /// The specialized copy of `callee` under `env`, not yet listed in the model.
+    /// Nested calls recurse through here, so the depth is bounded.
+    fn build(
+        &mut self,
+        model: &mut Model,
+        callee: FunctionId,
+        env: &Env,
+        id: &str,
+    ) -> Result<FunctionId, SpecializeError> {
+        if self.depth >= MAX_CALL_DEPTH {
+            return Err(SpecializeError::TooDeep(MAX_CALL_DEPTH));
+        }
+        self.depth += 1;
+        let built = self.build_body(model, callee, env, id);
+        self.depth -= 1;
+        built
+    }
+
+    fn build_body(
+        &mut self,
+        model: &mut Model,
+        callee: FunctionId,
+        env: &Env,
+        id: &str,
+    ) -> Result<FunctionId, SpecializeError> {
+        let generic = model.function(callee).clone();
+        let made = model.function_arena.push(Function {
+            overload: Some(id.to_string()),
+            attribute: Vec::new(),
+            attribute_proto: Vec::new(),
+            ..generic.clone()
+        });
+        let mut vmap = HashMap::new();
+        let body = clone_graph(
+            model,
+            generic.body,
+            GraphOwner::Function(made),
+            env,
+            &mut vmap,
+        );
+        model.function_arena[made].body = body;
+        // Nested calls now carry bound values: specialize them in turn.
+        for n in nodes_under(model, body) {
+            let Some(inner) = self.callee(model, n) else {
+                continue;
+            };
+            let f = model.function(inner);
+            if f.attribute.is_empty()
+                && f.attribute_proto.is_empty()
+                && needs_conversion(model, inner).is_none()
+            {
+                continue;
+            }
+            self.call(model, n, inner)?;
+        }
+        // Runtimes evaluate bodies at the model's default-domain version: convert.
+        if let Some((from, to)) = needs_conversion(model, callee) {
+            crate::opset::convert_graphs(model, &[body], from, to).map_err(|e| {
+                SpecializeError::Convert {
+                    function: generic.key().to_string(),
+                    reason: e.to_string(),
+                }
+            })?;
+            for o in &mut model.function_arena[made].opset_import {
+                if o.normalized_domain().is_empty() {
+                    o.version = Some(to);
+                }
+            }
+        }
+        let stats = fold::fold(model, body);
+        self.report.folded_nodes += stats.folded_nodes;
+        self.report.folded_ifs += stats.folded_ifs;
+        self.report.removed_nodes += stats.removed_nodes;
+        Ok(made)
+    }
+
+    /// Removes touched functions that nothing calls any more (repeatedly: removing one
+    /// may leave its callees uncalled).
+    fn finish(&mut self, model: &mut Model) {
+        loop {
+            let called = called_keys(model);
+            let before = model.functions.len();
+            let mut removed = Vec::new();
+            model.functions.retain(|&f| {
+                let key = model.function_arena[f].key();
+                let drop = self.touched.contains(&key) && !called.contains(&key);
+                if drop {
+                    removed.push(key);
+                }
+                !drop
+            });
+            for key in removed {
+                self.functions.remove(&key);
+                self.report.removed.push(key);
+            }
+            if model.functions.len() == before {
+                break;
+            }
+        }
+    }
+}
+
+/// The (function, model) default-domain versions when they differ.
+fn needs_conversion(model: &Model, f: FunctionId) -> Option<(i64, i64)> {
+    let from = model
+        .function(f)
+        .opset_import
+        .iter()
+        .find(|o| o.normalized_domain().is_empty())
+        .and_then(|o| o.version)?;
+    let to = model.opset_version("")?;
+    (from != to).then_some((from, to))
+}
+
+/// Keys of every function some live node calls.
+fn called_keys(model: &Model) -> HashSet<FunctionKey> {
+    let mut roots: Vec<GraphId> = model.graph.into_iter().collect();
+    for t in &model.training_info {
+        roots.extend(t.initialization);
+        roots.extend(t.algorithm);
+    }
+    roots.extend(model.functions.iter().map(|&f| model.function(f).body));
+    roots
+        .iter()
+        .flat_map(|&g| nodes_under(model, g))
+        .map(|n| {
+            let node = model.node(n);
+            FunctionKey {
+                domain: normalize_domain(node.domain()).to_string(),
+                name: node.op_type().to_string(),
+                overload: node.overload().to_string(),
+            }
+        })
+        .collect()
+}
+
+/// The values the call binds, after checking it against the callee (§2).
+fn bind(model: &Model, n: NodeId, callee: FunctionId) -> Result<Env, SpecializeError> {
+    let node = model.node(n);
+    let function = model.function(callee);
+    let key = function.key();
+    let declared: HashSet<&str> = function
+        .attribute
+        .iter()
+        .map(String::as_str)
+        .chain(function.attribute_proto.iter().map(|a| a.name()))
+        .collect();
+    // (referenced name, type, body node, node attribute)
+    let mut references = Vec::new();
+    for b in nodes_under(model, function.body) {
+        for a in &model.node(b).attributes {
+            if let AttrKind::Ref { name, ty } = &a.kind {
+                references.push((name.as_str(), *ty, b, a.name()));
+            }
+        }
+    }
+    let mut env = Env::new();
+    for a in &node.attributes {
+        if !declared.contains(a.name()) {
+            return Err(SpecializeError::Undeclared {
+                node: describe(model, n),
+                function: key.to_string(),
+                attribute: a.name().to_string(),
+            });
+        }
+        let value = match &a.kind {
+            AttrKind::Value(v) => v,
+            AttrKind::Ref { name, .. } => {
+                return Err(SpecializeError::ReferenceAtCall {
+                    node: describe(model, n),
+                    attribute: a.name().to_string(),
+                    reference: name.clone(),
+                });
+            }
+            AttrKind::Raw(_) => {
+                return Err(SpecializeError::Malformed {
+                    node: describe(model, n),
+                    attribute: a.name().to_string(),
+                });
+            }
+        };
+        let given = value.attr_type();
+        if let Some(r) = references.iter().find(|r| r.0 == a.name() && r.1 != given) {
+            return Err(SpecializeError::WrongType {
+                node: describe(model, n),
+                function: key.to_string(),
+                attribute: a.name().to_string(),
+                given: given.name(),
+                used: r.1.name(),
+            });
+        }
+        for g in a.graphs() {
+            if let Some(v) = free_value(model, g) {
+                return Err(SpecializeError::Captures {
+                    node: describe(model, n),
+                    attribute: a.name().to_string(),
+                    value: model.value(v).name.clone(),
+                });
+            }
+        }
+        env.insert(a.name().to_string(), value.clone());
+    }
+    for d in &function.attribute_proto {
+        if let (false, Some(v)) = (env.contains_key(d.name()), d.value()) {
+            env.insert(d.name().to_string(), v.clone());
+        }
+    }
+    for (name, _, b, attribute) in references {
+        if env.contains_key(name) {
+            continue;
+        }
+        let body_node = model.node(b);
+        let version = function
+            .opset_import
+            .iter()
+            .find(|o| o.normalized_domain() == body_node.domain())
+            .and_then(|o| o.version);
+        let required = version
+            .and_then(|v| schema::lookup(body_node.domain(), body_node.op_type(), v))
+            .is_some_and(|s| {
+                s.attributes
+                    .iter()
+                    .any(|d| d.name == attribute && d.required)
+            });
+        if required {
+            return Err(SpecializeError::MissingRequired {
+                node: describe(model, n),
+                function: key.to_string(),
+                attribute: name.to_string(),
+                op: body_node.op_type().to_string(),
+                op_attribute: attribute.to_string(),
+            });
+        }
+    }
+    Ok(env)
+}
+
+/// A value that a node of `graph` (at any depth) reads from outside `graph`.
+fn free_value(model: &Model, graph: GraphId) -> Option<ValueId> {
+    let mut inside = HashSet::new();
+    let mut stack = vec![graph];
+    while let Some(x) = stack.pop() {
+        inside.insert(x);
+        for &m in &model.graph(x).nodes {
+            for a in &model.node(m).attributes {
+                stack.extend(a.graphs());
+            }
+        }
+    }
+    nodes_under(model, graph)
+        .into_iter()
+        .flat_map(|m| model.node(m).inputs.iter().flatten().copied())
+        .find(|&v| {
+            let value = model.value(v);
+            value.def != ValueDef::Undefined && !inside.contains(&value.graph)
+        })
+}
+
+/// Deep-copies `src` as a graph owned by `owner`, binding references from `env` (a
+/// bound reference keeps the node's attribute name; an unbound one is dropped).
+/// `vmap` maps the source's values to the copies (outer values of subgraphs resolve
+/// through it).
+fn clone_graph(
+    model: &mut Model,
+    src: GraphId,
+    owner: GraphOwner,
+    env: &Env,
+    vmap: &mut HashMap<ValueId, ValueId>,
+) -> GraphId {
+    let source = model.graph(src).clone();
+    let g = model.graphs.push(Graph::new(owner));
+    let new_value = |model: &mut Model, v: ValueId, def: ValueDef, vmap: &mut HashMap<_, _>| {
+        let copy = model.values.push(Value {
+            name: model.value(v).name.clone(),
+            graph: g,
+            def,
+        });
+        vmap.insert(v, copy);
+        copy
+    };
+    for i in &source.inputs {
+        if let Some(v) = i.value {
+            new_value(model, v, ValueDef::Input, vmap);
+        }
+    }
+    for i in &source.initializers {
+        if let Some(v) = i.value
+            && !vmap.contains_key(&v)
+        {
+            new_value(model, v, ValueDef::Initializer, vmap);
+        }
+    }
+    for i in &source.sparse_initializers {
+        if let Some(v) = i.value
+            && !vmap.contains_key(&v)
+        {
+            new_value(model, v, ValueDef::Initializer, vmap);
+        }
+    }
+    let mut nodes = Vec::with_capacity(source.nodes.len());
+    for &n in &source.nodes {
+        let old = model.node(n).clone();
+        let id = model.nodes.push(Node {
+            graph: g,
+            inputs: Vec::new(),
+            outputs: Vec::new(),
+            attributes: Vec::new(),
+            ..old.clone()
+        });
+        let mut attributes = Vec::with_capacity(old.attributes.len());
+        for a in &old.attributes {
+            let kind = match &a.kind {
+                AttrKind::Ref { name, .. } => match env.get(name) {
+                    // A graph passed by the caller is closed (checked in `bind`).
+                    Some(v) => AttrKind::Value(clone_value(model, v, id, &Env::new(), vmap)),
+                    None => continue,
+                },
+                AttrKind::Value(v) => AttrKind::Value(clone_value(model, v, id, env, vmap)),
+                AttrKind::Raw(raw) => {
+                    let mut raw = raw.clone();
+                    raw.g = raw
+                        .g
+                        .map(|sub| clone_graph(model, sub, GraphOwner::Node(id), env, vmap));
+                    raw.graphs = raw
+                        .graphs
+                        .iter()
+                        .map(|&sub| clone_graph(model, sub, GraphOwner::Node(id), env, vmap))
+                        .collect();
+                    AttrKind::Raw(raw)
+                }
+            };
+            attributes.push(Attribute { kind, ..a.clone() });
+        }
+        let inputs = old
+            .inputs
+            .iter()
+            .map(|i| i.map(|v| vmap.get(&v).copied().unwrap_or(v)))
+            .collect();
+        let outputs = old
+            .outputs
+            .iter()
+            .map(|o| o.map(|v| new_value(model, v, ValueDef::Node(id), vmap)))
+            .collect();
+        let node = &mut model.nodes[id];
+        node.attributes = attributes;
+        node.inputs = inputs;
+        node.outputs = outputs;
+        nodes.push(id);
+    }
+    let map_info = |i: &ValueInfo| ValueInfo {
+        value: i.value.map(|v| vmap.get(&v).copied().unwrap_or(v)),
+        ..i.clone()
+    };
+    let graph = Graph {
+        owner,
+        nodes,
+        inputs: source.inputs.iter().map(map_info).collect(),
+        outputs: source.outputs.iter().map(map_info).collect(),
+        value_info: source.value_info.iter().map(map_info).collect(),
+        initializers: source
+            .initializers
+            .iter()
+            .map(|i| Initializer {
+                value: i.value.map(|v| vmap.get(&v).copied().unwrap_or(v)),
+                tensor: i.tensor.clone(),
+            })
+            .collect(),
+        sparse_initializers: source
+            .sparse_initializers
+            .iter()
+            .map(|i| crate::ir::SparseInitializer {
+                value: i.value.map(|v| vmap.get(&v).copied().unwrap_or(v)),
+                tensor: i.tensor.clone(),
+            })
+            .collect(),
+        ..source
+    };
+    model.graphs[g] = graph;
+    g
+}
+
+fn clone_value(
+    model: &mut Model,
+    v: &AttrValue,
+    holder: NodeId,
+    env: &Env,
+    vmap: &mut HashMap<ValueId, ValueId>,
+) -> AttrValue {
+    match v {
+        AttrValue::Graph(sub) => AttrValue::Graph(clone_graph(
+            model,
+            *sub,
+            GraphOwner::Node(holder),
+            env,
+            vmap,
+        )),
+        AttrValue::Graphs(subs) => AttrValue::Graphs(
+            subs.iter()
+                .map(|&sub| clone_graph(model, sub, GraphOwner::Node(holder), env, vmap))
+                .collect(),
+        ),
+        other => other.clone(),
+    }
+}
+
+/// The overload id for `env`: readable (`alpha_0p2`, `to_7`, `a_1__b_m2`) when every
+/// value has a short spelling, else `h_` and a 64-bit FNV-1a hash of the canonical
+/// text; `default` when nothing is bound. A generic that is itself an overload
+/// prefixes its id.
+fn overload_id(model: &Model, generic: &str, env: &Env) -> String {
+    let mut parts = Vec::new();
+    let mut canonical = String::new();
+    let mut readable = true;
+    for (name, value) in env {
+        canonical.push_str(&format!("{name}:{}=", value.attr_type().name()));
+        canonical.push_str(&canonical_value(model, value));
+        canonical.push(';');
+        match short(value) {
+            Some(text) if is_identifier(name) => parts.push(format!("{name}_{text}")),
+            _ => readable = false,
+        }
+    }
+    let mut id = if env.is_empty() {
+        "default".to_string()
+    } else {
+        parts.join("__")
+    };
+    if !readable || id.len() > 40 || !is_identifier(&id) {
+        id = format!("h_{:016x}", fnv1a(canonical.as_bytes()));
+    }
+    if generic.is_empty() {
+        id
+    } else {
+        format!("{generic}__{id}")
+    }
+}
+
+fn is_identifier(s: &str) -> bool {
+    let mut chars = s.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+/// An identifier-safe spelling of a short value.
+fn short(value: &AttrValue) -> Option<String> {
+    let num = |s: String| s.replace('-', "m").replace('.', "p");
+    let float = |f: f32| f.is_finite().then(|| num(format!("{f}")));
+    let list = |items: Vec<Option<String>>| {
+        (items.len() <= 4)
+            .then(|| items.into_iter().collect::<Option<Vec<_>>>())
+            .flatten()
+            .map(|v| v.join("_"))
+    };
+    match value {
+        AttrValue::Int(i) => Some(num(i.to_string())),
+        AttrValue::Float(f) => float(*f),
+        AttrValue::String(s) => std::str::from_utf8(s)
+            .ok()
+            .filter(|s| !s.is_empty() && s.len() <= 16)
+            .filter(|s| s.chars().all(|c| c.is_ascii_alphanumeric()))
+            .map(str::to_string),
+        AttrValue::Ints(v) => list(v.iter().map(|i| Some(num(i.to_string()))).collect()),
+        AttrValue::Floats(v) => list(v.iter().map(|&f| float(f)).collect()),
+        _ => None,
+    }
+    .filter(|s| !s.is_empty())
+}
+
+/// A text that is equal for equal values (graphs by their printed form).
+fn canonical_value(model: &Model, value: &AttrValue) -> String {
+    match value {
+        AttrValue::Graph(g) => crate::text::print_graph(model, *g),
+        AttrValue::Graphs(gs) => gs
+            .iter()
+            .map(|&g| crate::text::print_graph(model, g))
+            .collect::<Vec<_>>()
+            .join("\n"),
+        AttrValue::Float(f) => format!("{:08x}", f.to_bits()),
+        AttrValue::Floats(v) => v.iter().map(|f| format!("{:08x},", f.to_bits())).collect(),
+        other => format!("{other:?}"),
+    }
+}
+
+fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
+    })
+}

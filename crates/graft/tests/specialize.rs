@@ -1,0 +1,435 @@
+//! Specializing calls into overloads (semantics.md §2-§3) over the acceptance fixtures
+//! 31-60.
+//!
+//! A section of a fixture may have `# specialize:` lines; each line is one run on a
+//! fresh copy of that section's model: steps separated by ` ; ` are applied one after
+//! the other, each either `all` (`specialize_all`) or `node NAME [ATTRS]` (specialize
+//! the call named NAME, a node name or an output name, after setting ATTRS, written as
+//! between a node's `<` and `>`).
+//!
+//! The result is the printed model, compared with
+//! `tests/specialize/NN[-label][-k].expected.onnxtxt` (`UPDATE_EXPECT=1` rewrites them),
+//! or `error: MESSAGE` when a step fails, and then the model must print exactly as
+//! before. Every successful result adds no checker error, survives export
+//! then import, and names only identifier-safe overloads.
+
+mod support;
+
+use std::path::{Path, PathBuf};
+
+use bytes::Bytes;
+use graft::Model;
+use graft::specialize::{SpecializeReport, find_node, specialize, specialize_all};
+use support::{case_number, fixtures, sections};
+
+fn step(model: &mut Model, text: &str) -> Result<Result<SpecializeReport, String>, String> {
+    let text = text.trim();
+    if text == "all" {
+        return Ok(specialize_all(model).map_err(|e| e.to_string()));
+    }
+    let rest = text
+        .strip_prefix("node ")
+        .ok_or(format!("bad step {text:?}"))?;
+    let (name, attrs) = rest.split_once(' ').unwrap_or((rest, ""));
+    let attrs = if attrs.trim().is_empty() {
+        Vec::new()
+    } else {
+        graft::text::parse_attributes(attrs).map_err(|e| e.to_string())?
+    };
+    let node = find_node(model, name).ok_or(format!("no node {name:?}"))?;
+    Ok(specialize(model, node, &attrs).map_err(|e| e.to_string()))
+}
+
+fn run(text: &str, line: &str) -> Result<String, String> {
+    let mut model = graft::text::parse_model(text)
+        .map_err(|e| e.to_string())?
+        .model;
+    for s in line.split(" ; ") {
+        let before = graft::text::print_model(&model);
+        let errors_before = errors(&model);
+        match step(&mut model, s)? {
+            Ok(report) => verify(&model, &errors_before, &report)?,
+            Err(e) => {
+                if graft::text::print_model(&model) != before {
+                    return Err(format!(
+                        "the model changed although specializing failed: {e}"
+                    ));
+                }
+                return Ok(format!("error: {e}\n"));
+            }
+        }
+    }
+    Ok(graft::text::print_model(&model))
+}
+
+fn is_identifier(s: &str) -> bool {
+    let mut chars = s.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+fn errors(model: &Model) -> Vec<(String, String)> {
+    graft::check::check(model)
+        .iter()
+        .filter(|d| d.severity == graft::Severity::Error)
+        .map(|d| (d.code.to_string(), d.message.clone()))
+        .collect()
+}
+
+/// A successful step adds no checker error (a fixture may hold an invalid call that
+/// the step leaves alone), round-trips, and names identifier-safe overloads.
+fn verify(
+    model: &Model,
+    before: &[(String, String)],
+    report: &SpecializeReport,
+) -> Result<(), String> {
+    let errors: Vec<String> = errors(model)
+        .into_iter()
+        .filter(|e| !before.contains(e))
+        .map(|(code, message)| format!("{code}: {message}"))
+        .collect();
+    if !errors.is_empty() {
+        return Err(format!(
+            "checker errors:\n{}\n{}",
+            errors.join("\n"),
+            graft::text::print_model(model)
+        ));
+    }
+    let bytes =
+        graft::export(model, &graft::ExportOptions::default()).map_err(|e| e.to_string())?;
+    let back = graft::import(Bytes::from(bytes)).map_err(|e| e.to_string())?;
+    let (a, b) = (
+        graft::text::print_model(model),
+        graft::text::print_model(&back.model),
+    );
+    if a != b {
+        return Err(format!("export/import changed the model:\n{a}\n----\n{b}"));
+    }
+    for &f in &model.functions {
+        let key = model.function(f).key();
+        if !key.overload.is_empty() && !is_identifier(&key.overload) {
+            return Err(format!(
+                "overload id {:?} is not an identifier",
+                key.overload
+            ));
+        }
+    }
+    for call in &report.calls {
+        if model.find_function(&call.overload).is_none() {
+            return Err(format!(
+                "report names {}, which is not there",
+                call.overload
+            ));
+        }
+    }
+    if !report.calls.is_empty() && model.ir_version.unwrap_or(0) < 10 {
+        return Err("overloads written below IR 10".into());
+    }
+    Ok(())
+}
+
+fn expected_path(nn: &str, label: &str, k: usize) -> PathBuf {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/specialize");
+    let mut name = nn.to_string();
+    if label != "main" {
+        name.push('-');
+        name.push_str(label);
+    }
+    if k > 1 {
+        name.push_str(&format!("-{k}"));
+    }
+    dir.join(format!("{name}.expected.onnxtxt"))
+}
+
+#[test]
+fn fixtures_specialize_as_expected() {
+    let update = std::env::var_os("UPDATE_EXPECT").is_some();
+    let mut failures = Vec::new();
+    let mut runs = 0;
+    for path in fixtures() {
+        let nn = case_number(&path);
+        if nn.parse::<u32>().map_or(true, |n| n <= 30) {
+            continue;
+        }
+        let src = std::fs::read_to_string(&path).expect("fixture is UTF-8");
+        let applies = src.contains("# expect-specialize:");
+        let mut lines_in_case = 0;
+        for section in sections(&src) {
+            let lines: Vec<&str> = section
+                .text
+                .lines()
+                .filter_map(|l| l.strip_prefix("# specialize:"))
+                .map(str::trim)
+                .collect();
+            lines_in_case += lines.len();
+            for (i, line) in lines.iter().enumerate() {
+                runs += 1;
+                let file = expected_path(&nn, &section.label, i + 1);
+                let got = match run(&section.text, line) {
+                    Ok(text) => text,
+                    Err(e) => {
+                        failures.push(format!("{nn}/{} [{line}]: {e}", section.label));
+                        continue;
+                    }
+                };
+                if update {
+                    if let Some(dir) = file.parent() {
+                        std::fs::create_dir_all(dir).expect("create tests/specialize");
+                    }
+                    std::fs::write(&file, &got).expect("write expectation");
+                    continue;
+                }
+                let want = std::fs::read_to_string(&file).unwrap_or_default();
+                if want != got {
+                    failures.push(format!(
+                        "{nn}/{} [{line}]: differs from {}\n--- got ---\n{got}",
+                        section.label,
+                        file.display()
+                    ));
+                }
+            }
+        }
+        if applies && lines_in_case == 0 {
+            failures.push(format!(
+                "{nn}: expect-specialize but no `# specialize:` line"
+            ));
+        }
+    }
+    println!("specialize: {runs} runs");
+    assert!(failures.is_empty(), "\n{}", failures.join("\n\n"));
+}
+
+fn model(text: &str) -> Model {
+    graft::text::parse_model(text).expect("parses").model
+}
+
+/// Specializes the call that makes `output` in `text`; the printed result.
+fn specialize_text(text: &str, output: &str) -> (String, SpecializeReport) {
+    let mut m = model(text);
+    let before = errors(&m);
+    let node = find_node(&m, output).expect("call exists");
+    let report = specialize(&mut m, node, &[]).expect("specializes");
+    verify(&m, &before, &report).expect("valid result");
+    (graft::text::print_model(&m), report)
+}
+
+#[test]
+fn shape_and_arithmetic_fold_and_the_if_takes_its_branch() {
+    let text = r#"<ir_version: 10, opset_import: ["": 17, "local": 1]>
+main (float[2,3] x) => (float[3,2] y) {
+  y = local.F <n = 3> (x)
+}
+<domain: "local", opset_import: ["": 17]>
+F <n> (x) => (y) {
+  n = Constant <value_int: int = @n> ()
+  axes = Constant <value_ints = [0]> ()
+  n1 = Unsqueeze(n, axes)
+  two = Constant <value_ints = [2]> ()
+  shape = Concat <axis = 0> (n1, two)
+  s = Shape(shape)
+  zero = Constant <value_int = 0> ()
+  first = Gather(s, zero)
+  prod = Mul(first, n)
+  six = Constant <value_int = 6> ()
+  eq = Equal(prod, six)
+  gt = Greater(n, zero)
+  both = And(eq, gt)
+  no = Not(both)
+  sq = Squeeze(n1, axes)
+  fl = Cast <to = 1> (sq)
+  half = Constant <value_float = 0.5> ()
+  h = Mul(fl, half)
+  hh = Div(h, half)
+  three = Constant <value_float = 3.0> ()
+  same = Equal(hh, three)
+  ok = Or(no, same)
+  y = If(ok) <
+    then_branch = then_g () => (float[3,2] r) { t = Reshape(x, shape)
+      r = Identity(t) },
+    else_branch = else_g () => (float[2,3] r) { r = Neg(x) }
+  >
+}
+"#;
+    let (got, report) = specialize_text(text, "y");
+    assert_eq!(report.folded_ifs, 1, "{got}");
+    assert!(!got.contains("If("), "{got}");
+    assert!(
+        got.contains("shape = Constant <value = int64[2] {3, 2}> ()"),
+        "{got}"
+    );
+    assert!(got.contains("t = Reshape(x, shape)"), "{got}");
+    assert!(got.contains("y = Identity(t)"), "{got}");
+    // Everything else was only there to compute the condition.
+    assert!(!got.contains("Gather") && !got.contains("Not"), "{got}");
+}
+
+#[test]
+fn branch_values_get_fresh_names_in_the_body() {
+    let text = r#"<ir_version: 10, opset_import: ["": 17, "local": 1]>
+main (float[4] x) => (float[4] y, float[4] u) {
+  y, u = local.F <k = 1> (x)
+}
+<domain: "local", opset_import: ["": 17]>
+F <k> (x) => (y, u) {
+  t = Relu(x)
+  c = Constant <value_int: int = @k> ()
+  one = Constant <value_int = 1> ()
+  b = Equal(c, one)
+  y = If(b) <
+    then_branch = then_g () => (float[4] r) { t = Neg(x)
+      r = Abs(t) },
+    else_branch = else_g () => (float[4] r) { r = Identity(x) }
+  >
+  u = Identity(t)
+}
+"#;
+    let (got, _) = specialize_text(text, "y");
+    assert!(got.contains("t_2 = Neg(x)"), "{got}");
+    assert!(got.contains("y = Abs(t_2)"), "{got}");
+    assert!(got.contains("u = Identity(t)"), "{got}");
+}
+
+#[test]
+fn a_call_inside_a_body_can_be_specialized_but_not_one_bound_to_a_reference() {
+    let text = r#"<ir_version: 10, opset_import: ["": 17, "local": 1]>
+main (float[4] x) => (float[4] y) {
+  y = local.G <a = 0.5> (x)
+}
+<domain: "local", opset_import: ["": 17]>
+F <alpha> (x) => (y) {
+  y = LeakyRelu <alpha: float = @alpha> (x)
+}
+<domain: "local", opset_import: ["": 17, "local": 1]>
+G <a> (x) => (y) {
+  t = local.F <alpha = 0.25> (x)
+  y = local.F <alpha: float = @a> (t)
+}
+"#;
+    let (got, report) = specialize_text(text, "t");
+    assert_eq!(report.calls.len(), 1);
+    assert!(got.contains("t = local.F:alpha_0p25(x)"), "{got}");
+    assert!(
+        got.contains("F <alpha> (x)"),
+        "the generic F is still called: {got}"
+    );
+    let mut m = model(text);
+    let before = graft::text::print_model(&m);
+    // The call writing G's y is bound to G's own attribute.
+    let body = m.function(m.functions[1]).body;
+    let call = *m.graph(body).nodes.last().expect("node");
+    let err = specialize(&mut m, call, &[]).expect_err("refused");
+    assert!(err.to_string().contains("refers to \"a\""), "{err}");
+    assert_eq!(graft::text::print_model(&m), before);
+}
+
+#[test]
+fn long_values_get_a_stable_hashed_id_and_equal_ones_share_it() {
+    let text = r#"<ir_version: 10, opset_import: ["": 17, "local": 1]>
+main (float[8] x) => (float[8] y, float[8] z) {
+  y = local.F <w = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0]> (x)
+  z = local.F <w = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0]> (x)
+}
+<domain: "local", opset_import: ["": 17]>
+F <w> (x) => (y) {
+  c = Constant <value_floats: floats = @w> ()
+  y = Add(x, c)
+}
+"#;
+    let mut m = model(text);
+    let report = specialize_all(&mut m).expect("specializes");
+    assert_eq!(report.calls.len(), 2);
+    assert!(!report.calls[0].reused && report.calls[1].reused);
+    let id = &report.calls[0].overload.overload;
+    assert!(id.starts_with("h_") && id.len() == 18, "{id}");
+    assert_eq!(report.calls[1].overload.overload, *id);
+    // Same input, same id.
+    let mut again = model(text);
+    let second = specialize_all(&mut again).expect("specializes");
+    assert_eq!(second.calls[0].overload.overload, *id);
+    assert_eq!(m.functions.len(), 1, "the generic is gone");
+}
+
+#[test]
+fn specializing_an_overload_again_changes_nothing_unless_attributes_are_given() {
+    let text = r#"<ir_version: 10, opset_import: ["": 17, "local": 1]>
+main (float[4] x) => (float[4] y, float[4] z) {
+  y = local.F <alpha = 0.5> (x)
+  z = local.F(x)
+}
+<domain: "local", opset_import: ["": 17]>
+F <alpha: float = 0.3> (x) => (y) {
+  y = LeakyRelu <alpha: float = @alpha> (x)
+}
+"#;
+    let mut m = model(text);
+    let y = find_node(&m, "y").expect("call");
+    specialize(&mut m, y, &[]).expect("specializes");
+    let once = graft::text::print_model(&m);
+    let report = specialize(&mut m, y, &[]).expect("no-op");
+    assert!(report.calls.is_empty());
+    assert_eq!(graft::text::print_model(&m), once);
+    // New attributes re-bind from the generic (kept: z calls it); the old overload goes.
+    let attrs = graft::text::parse_attributes("alpha = 0.125").expect("attrs");
+    let report = specialize(&mut m, y, &attrs).expect("re-binds");
+    let got = graft::text::print_model(&m);
+    assert!(got.contains("y = local.F:alpha_0p125(x)"), "{got}");
+    assert_eq!(report.removed.len(), 1, "{report:?}");
+    assert_eq!(report.removed[0].overload, "alpha_0p5");
+    // Once the generic is gone there is nothing to re-bind from.
+    let z = find_node(&m, "z").expect("call");
+    specialize(&mut m, z, &[]).expect("specializes");
+    let before = graft::text::print_model(&m);
+    let err = specialize(&mut m, y, &attrs).expect_err("no generic");
+    assert!(err.to_string().contains("no local.F left"), "{err}");
+    assert_eq!(graft::text::print_model(&m), before);
+}
+
+#[test]
+fn an_overload_with_the_same_id_but_another_body_is_not_reused() {
+    let text = r#"<ir_version: 10, opset_import: ["": 17, "local": 1]>
+main (float[4] x) => (float[4] y, float[4] z) {
+  y = local.F <alpha = 0.5> (x)
+  z = local.F:alpha_0p5(x)
+}
+<domain: "local", opset_import: ["": 17]>
+F <alpha> (x) => (y) {
+  y = LeakyRelu <alpha: float = @alpha> (x)
+}
+<domain: "local", overload: "alpha_0p5", opset_import: ["": 17]>
+F (x) => (y) {
+  y = Neg(x)
+}
+"#;
+    let (got, report) = specialize_text(text, "y");
+    assert!(got.contains("y = local.F:alpha_0p5_2(x)"), "{got}");
+    assert!(!report.calls[0].reused);
+    // An equal one (written by hand or by an earlier run) is reused.
+    let equal = text.replace("y = Neg(x)", "y = LeakyRelu <alpha = 0.5> (x)");
+    let (got, report) = specialize_text(&equal, "y");
+    assert!(got.contains("y = local.F:alpha_0p5(x)"), "{got}");
+    assert!(report.calls[0].reused);
+}
+
+#[test]
+fn a_very_deep_chain_of_calls_is_refused_and_leaves_the_model_alone() {
+    let mut text = String::from(
+        "<ir_version: 10, opset_import: [\"\": 17, \"local\": 1]>\nmain (float[4] x) => (float[4] y) {\n  y = local.F0 <a = 0.5> (x)\n}\n",
+    );
+    let depth = 250;
+    for k in 0..depth {
+        text.push_str(&format!(
+            "<domain: \"local\", opset_import: [\"\": 17, \"local\": 1]>\nF{k} <a> (x) => (y) {{\n  y = local.F{} <a: float = @a> (x)\n}}\n",
+            k + 1
+        ));
+    }
+    text.push_str(&format!(
+        "<domain: \"local\", opset_import: [\"\": 17]>\nF{depth} <a> (x) => (y) {{\n  y = LeakyRelu <alpha: float = @a> (x)\n}}\n"
+    ));
+    let mut m = model(&text);
+    let before = graft::text::print_model(&m);
+    let err = specialize_all(&mut m).expect_err("too deep");
+    assert!(err.to_string().contains("nest more than"), "{err}");
+    assert_eq!(graft::text::print_model(&m), before);
+}
