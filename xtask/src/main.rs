@@ -202,6 +202,12 @@ fn test(root: &Path) -> Result<(), String> {
         .arg(corpus_dir.join("node"))
         .arg("--out")
         .arg(root.join("target/interop/opset_backend")))?;
+    step("interop: calls specialized into overloads, original against result (onnxruntime)");
+    run(Command::new(&python)
+        .arg(root.join("tests/interop/specialize_numerics.py"))
+        .arg("--graft")
+        .arg(root.join("target/debug/graft"))
+        .arg("--fixtures"))?;
     step("interop: function calls inlined, original against result (onnxruntime)");
     run(Command::new(&python)
         .arg(root.join("tests/interop/library_numerics.py"))
