@@ -1074,3 +1074,76 @@ fn the_library_inlines_all_calls_renames_and_undo_brings_them_back() {
     app.browser.click(&app.wait("undo")).unwrap();
     app.wait("function-library");
 }
+
+#[test]
+fn a_call_attribute_edit_specializes_live_undo_and_export() {
+    if !e2e::enabled() {
+        return;
+    }
+    let app = App::open();
+    app.browser.set_viewport(1600, 1400).unwrap();
+    app.wait("graph-ready");
+    // Select the call act1 (alpha = 0.5) and set alpha = 0.2 in its editor.
+    let box_css = format!("{} g[data-name=\"act1\"] > text.g-t", testid("graph"));
+    let call = app.browser.wait_for(&box_css, e2e::TIMEOUT).unwrap();
+    app.browser.click(&call).unwrap();
+    app.wait("call-editor");
+    assert_eq!(app.text("call-overload"), "generic");
+    let alpha = app.wait("call-attr-alpha");
+    app.browser.clear(&alpha).unwrap();
+    app.browser.send_keys(&alpha, "0.2\u{E004}").unwrap();
+    wait_for_graph_text(&app, "alpha_0p2", "the call to show its new overload");
+    let library = app.browser.text(&app.wait("function-library")).unwrap();
+    assert!(library.contains("ScaledTanh:alpha_0p2"), "{library}");
+    let ms = app
+        .browser
+        .execute(
+            "return (window.__graftTimings || {}).specialize_ms;",
+            vec![],
+        )
+        .unwrap();
+    assert!(
+        ms.as_f64().is_some(),
+        "edit-to-redraw time is published: {ms}"
+    );
+
+    // Export: the native checks pass and onnxruntime runs the overload.
+    app.browser.click(&app.wait("export-button")).unwrap();
+    let downloaded = app
+        .browser
+        .wait_for_download(STARTUP_EXAMPLE, e2e::TIMEOUT)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let imported = graft::import(std::fs::read(&downloaded).unwrap().into()).expect("imports");
+    let errors: Vec<_> = graft::check::check(&imported.model)
+        .into_iter()
+        .filter(|d| d.severity == graft::Severity::Error)
+        .collect();
+    assert!(errors.is_empty(), "{errors:?}");
+    let output = Command::new(python())
+        .arg("-c")
+        .arg(
+            r#"
+import sys, numpy as np, onnx, onnxruntime as ort
+onnx.checker.check_model(sys.argv[1], full_check=True)
+m = onnx.load(sys.argv[1])
+assert any(f.overload == "alpha_0p2" for f in m.functions), [f.overload for f in m.functions]
+s = ort.InferenceSession(sys.argv[1], providers=["CPUExecutionProvider"])
+s.run(None, {"x": np.ones((2, 8), np.float32)})
+"#,
+        )
+        .arg(&downloaded)
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+
+    // Undo: the generic call is back.
+    app.browser.click(&app.wait("undo")).unwrap();
+    wait_until(e2e::TIMEOUT, "the generic call after undo", || {
+        Ok((!graph_text(&app).contains("alpha_0p2")).then_some(()))
+    })
+    .unwrap();
+}

@@ -348,6 +348,41 @@ fn Properties(selected: RwSignal<Option<ItemId>>) -> impl IntoView {
                         </tr>
                     }).collect_view()}
                 </table>
+                {p.call.clone().map(|call| {
+                    let node = call.node;
+                    let rows = call.attributes.iter().map(|(name, default, given)| {
+                        let name = name.clone();
+                        let placeholder = default.clone().map_or_else(|| "required".to_string(), |d| format!("default {d}"));
+                        let testid = format!("call-attr-{name}");
+                        view! {
+                            <tr>
+                                <td>{name.clone()}</td>
+                                <td>
+                                    <input
+                                        type="text"
+                                        data-testid=testid
+                                        placeholder=placeholder
+                                        prop:value=given.clone().unwrap_or_default()
+                                        on:change=move |e| {
+                                            let value = event_target_value(&e);
+                                            if !value.trim().is_empty() {
+                                                state.specialize_call(node, format!("{name} = {value}"));
+                                            }
+                                        }
+                                    />
+                                </td>
+                            </tr>
+                        }
+                    }).collect_view();
+                    let overload = if call.overload.is_empty() { "generic".to_string() } else { format!("overload {}", call.overload) };
+                    view! {
+                        <div class="call-editor" data-testid="call-editor">
+                            <p><b>"Compile-time attributes of " {call.function.clone()}</b> " " <small data-testid="call-overload">{overload}</small></p>
+                            <table class="props-attrs">{rows}</table>
+                            <button data-testid="call-specialize" title="Bind the call's attributes into an overload (undo with Ctrl+Z)" on:click=move |_| state.specialize_call(node, String::new())>"Specialize"</button>
+                        </div>
+                    }
+                })}
                 <p class="props-io">"in: " {p.inputs.join(", ")}</p>
                 <p class="props-io">"out: " {p.outputs.join(", ")}</p>
                 <pre class="props-doc">{p.doc.clone()}</pre>

@@ -419,6 +419,27 @@ impl Session {
         true
     }
 
+    /// Sets compile-time attributes on a call (ONNX text, `alpha = 0.2`; empty: keep
+    /// the call's values) and specializes it into an overload (undoable).
+    pub fn specialize_call(&mut self, node: graft::ir::NodeId, attributes: &str) -> bool {
+        let attrs = if attributes.trim().is_empty() {
+            Vec::new()
+        } else {
+            match graft::text::parse_attributes(attributes) {
+                Ok(a) => a,
+                Err(e) => {
+                    self.error = Some(format!("{attributes}: {}", e.message));
+                    return false;
+                }
+            }
+        };
+        self.edit("Specializing the call", |m| {
+            graft::specialize::specialize(m, node, &attrs)
+                .map(drop)
+                .map_err(|e| e.to_string())
+        })
+    }
+
     fn function_key(&self, index: usize) -> Option<graft::ir::FunctionKey> {
         let model = &self.open.as_ref()?.model;
         model.functions.get(index).map(|&f| model.function(f).key())
@@ -535,6 +556,9 @@ impl Session {
                         (a.name.clone(), a.value.clone(), source)
                     })
                     .collect();
+                if callee.is_some() {
+                    p.call = call_editor(model, *node);
+                }
                 p.doc = match callee {
                     Some(f) => model.function(*f).doc_string.clone().unwrap_or_default(),
                     None => {
@@ -654,6 +678,8 @@ fn hits(view: &View, found: Vec<ItemId>) -> Vec<SearchHit> {
 /// What the properties panel shows for one item.
 #[derive(Clone, Debug, PartialEq, Default)]
 pub struct Properties {
+    /// For a call of a local function: what its compile-time attribute editor shows.
+    pub call: Option<CallEditor>,
     pub title: String,
     pub kind: String,
     pub name: String,
@@ -663,6 +689,57 @@ pub struct Properties {
     pub outputs: Vec<String>,
     /// The operator's documentation from the schema registry.
     pub doc: String,
+}
+
+/// A call's compile-time attributes: the generic function's declared attributes,
+/// each with its default and the call's value.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CallEditor {
+    pub node: graft::ir::NodeId,
+    /// `domain.name` of the generic function.
+    pub function: String,
+    /// The overload the call uses (`""`: the generic).
+    pub overload: String,
+    /// Name, default (`None`: no default), the call's value (`None`: not given).
+    pub attributes: Vec<(String, Option<String>, Option<String>)>,
+}
+
+/// The attribute editor of the call `node`: declared attributes come from the generic
+/// function (the call may already use an overload of it).
+fn call_editor(model: &Model, node: graft::ir::NodeId) -> Option<CallEditor> {
+    let n = model.node(node);
+    let generic = graft::ir::FunctionKey {
+        domain: graft::ir::normalize_domain(n.domain()).to_string(),
+        name: n.op_type().to_string(),
+        overload: String::new(),
+    };
+    let f = model.function(model.find_function(&generic)?);
+    let text = |a: &graft::ir::Attribute| match &a.kind {
+        graft::ir::AttrKind::Value(v) => graft::view::attr_text(model, v),
+        graft::ir::AttrKind::Ref { name, .. } => format!("@{name}"),
+        graft::ir::AttrKind::Raw(_) => "?".into(),
+    };
+    let given = |name: &str| n.attributes.iter().find(|a| a.name() == name).map(text);
+    let mut attributes: Vec<(String, Option<String>, Option<String>)> = f
+        .attribute
+        .iter()
+        .map(|a| (a.clone(), None, given(a)))
+        .collect();
+    attributes.extend(
+        f.attribute_proto
+            .iter()
+            .map(|a| (a.name().to_string(), Some(text(a)), given(a.name()))),
+    );
+    Some(CallEditor {
+        node,
+        function: if generic.domain.is_empty() {
+            generic.name.clone()
+        } else {
+            format!("{}.{}", generic.domain, generic.name)
+        },
+        overload: n.overload().to_string(),
+        attributes,
+    })
 }
 
 /// Opens the model among `files`; the others are its external-data files.
@@ -1031,6 +1108,14 @@ impl AppState {
             .unwrap_or_default()
     }
 
+    pub fn specialize_call(self, node: graft::ir::NodeId, attributes: String) {
+        let started = platform::now_ms();
+        self.session.update(|s| {
+            s.specialize_call(node, &attributes);
+        });
+        platform::publish_timing("specialize_ms", platform::now_ms() - started);
+    }
+
     pub fn library_inline_all(self, index: usize) {
         self.session.update(|s| {
             s.library_inline_all(index);
@@ -1237,6 +1322,54 @@ mod tests {
         assert_eq!(errors, 0);
         assert!(session.undo());
         assert_eq!(keys(&session), original_keys);
+    }
+
+    #[test]
+    fn a_call_is_specialized_from_its_attribute_editor_and_undone() {
+        let mut session = Session::default();
+        open(
+            &mut session,
+            vec![example_file("functions_and_control_flow.onnx")],
+        );
+        let find = |s: &Session| {
+            let m = &s.open().unwrap().model;
+            graft::specialize::find_node(m, "act1").expect("the call act1")
+        };
+        let node = find(&session);
+        let editor = call_editor(&session.open().unwrap().model, node).expect("a call");
+        assert_eq!(editor.function, "graft.examples.ScaledTanh");
+        assert_eq!(editor.overload, "");
+        assert_eq!(
+            editor.attributes,
+            [(
+                "alpha".to_string(),
+                Some("1.0".to_string()),
+                Some("0.5".to_string())
+            )]
+        );
+        let before = graft::text::print_model(&session.open().unwrap().model);
+
+        assert!(
+            !session.specialize_call(node, "alpha = "),
+            "a bad value is refused"
+        );
+        assert!(session.error().is_some());
+        assert!(session.specialize_call(node, "alpha = 0.2"));
+        let model = &session.open().unwrap().model;
+        let node = find(&session);
+        assert_eq!(model.node(node).overload(), "alpha_0p2");
+        let editor = call_editor(model, node).expect("still a call of the generic");
+        assert_eq!(editor.overload, "alpha_0p2");
+        let errors = graft::check::check(model)
+            .into_iter()
+            .filter(|d| d.severity == Severity::Error)
+            .count();
+        assert_eq!(errors, 0);
+        assert!(session.undo());
+        assert_eq!(
+            graft::text::print_model(&session.open().unwrap().model),
+            before
+        );
     }
 
     #[test]
