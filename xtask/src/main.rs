@@ -325,8 +325,12 @@ fn bench(root: &Path) -> Result<(), String> {
         );
         let _ = std::fs::remove_file(&out);
     }
+    println!("== inline every local function call: peer onnx.inliner on called_300.onnx");
+    run(Command::new(&python)
+        .arg(root.join("tests/interop/inliner_bench.py"))
+        .arg(generated.join("called_300.onnx")))?;
     println!("== graft: criterion");
-    for bench in ["codec", "inline"] {
+    for bench in ["codec", "inline", "library"] {
         run(Command::new("cargo")
             .args(["bench", "-p", "graft", "--bench", bench])
             .env("GRAFT_CORPUS", &corpus_dir)
