@@ -387,37 +387,9 @@ fn a_file_dropped_on_the_page_opens() {
     }
     let app = App::open();
     app.wait_for_model(STARTUP_EXAMPLE);
-    // What a drop delivers: a DataTransfer holding the file, dispatched at the page.
-    let entered = app
-        .browser
-        .execute_async(
-            r#"
-            const done = arguments[arguments.length - 1];
-            fetch("examples/mlp.onnx").then(r => r.arrayBuffer()).then(buffer => {
-                const transfer = new DataTransfer();
-                transfer.items.add(new File([buffer], "mlp.onnx"));
-                window.__graftDrop = transfer;
-                const target = document.querySelector("main");
-                target.dispatchEvent(new DragEvent("dragenter", { dataTransfer: transfer, bubbles: true, cancelable: true }));
-                target.dispatchEvent(new DragEvent("dragover", { dataTransfer: transfer, bubbles: true, cancelable: true }));
-                requestAnimationFrame(() => done(!!document.querySelector('[data-testid="drop-zone"]')));
-            });
-            "#,
-            vec![],
-        )
-        .unwrap();
-    assert_eq!(
-        entered,
-        json!(true),
-        "dragging files over the page shows the drop zone"
-    );
-    app.browser
-        .execute(
-            r#"document.querySelector("main").dispatchEvent(new DragEvent("drop",
-                { dataTransfer: window.__graftDrop, bubbles: true, cancelable: true }));"#,
-            vec![],
-        )
-        .unwrap();
+    // What a drop delivers: a DataTransfer holding the file, dispatched at the page
+    // (not on the "inline" zone, so the dropped model replaces the open one).
+    drop_file(&app, "examples/mlp.onnx", "mlp.onnx", "main");
     app.wait_for_model("mlp.onnx");
     assert!(
         app.get("drop-zone").is_none(),
@@ -931,6 +903,32 @@ fn drop_file(app: &App, url: &str, name: &str, selector: &str) {
     assert_eq!(dropped, json!(true), "{selector} is on the page");
 }
 
+/// The native checks of an exported file: Graft imports it and its checker finds no
+/// error; `onnx.checker` (full) accepts it; then `script` runs in Python with `np`,
+/// `onnx`, `ort` and the file's `path` in scope (onnxruntime numerics).
+fn check_export_natively(path: &Path, script: &str) {
+    let imported = graft::import(std::fs::read(path).unwrap().into()).expect("the export imports");
+    let errors: Vec<_> = graft::check::check(&imported.model)
+        .into_iter()
+        .filter(|d| d.severity == graft::Severity::Error)
+        .collect();
+    assert!(errors.is_empty(), "{errors:?}");
+    let program = format!(
+        "import sys, numpy as np, onnx, onnxruntime as ort\npath = sys.argv[1]\nonnx.checker.check_model(path, full_check=True)\n{script}"
+    );
+    let output = Command::new(python())
+        .arg("-c")
+        .arg(program)
+        .arg(path)
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
 #[test]
 fn a_model_dropped_on_the_inline_zone_is_previewed_applied_and_exported() {
     if !e2e::enabled() {
@@ -993,32 +991,13 @@ fn a_model_dropped_on_the_inline_zone_is_previewed_applied_and_exported() {
         .browser
         .wait_for_download("mlp.onnx", e2e::TIMEOUT)
         .unwrap_or_else(|e| panic!("{e}"));
-    let bytes = std::fs::read(&downloaded).unwrap();
-    let imported = graft::import(bytes.into()).expect("the export imports");
-    let errors: Vec<_> = graft::check::check(&imported.model)
-        .into_iter()
-        .filter(|d| d.severity == graft::Severity::Error)
-        .collect();
-    assert!(errors.is_empty(), "{errors:?}");
-    let output = Command::new(python())
-        .arg("-c")
-        .arg(
-            r#"
-import sys, numpy as np, onnx, onnxruntime as ort
-onnx.checker.check_model(sys.argv[1], full_check=True)
-s = ort.InferenceSession(sys.argv[1], providers=["CPUExecutionProvider"])
+    check_export_natively(
+        &downloaded,
+        r#"
 x = np.linspace(-1, 1, 8, dtype=np.float32).reshape(2, 4)
-a, b = s.run(["probs", "mlp/probs"], {"x": x})
+a, b = ort.InferenceSession(path, providers=["CPUExecutionProvider"]).run(["probs", "mlp/probs"], {"x": x})
 assert np.allclose(a, b), (a, b)
 "#,
-        )
-        .arg(&downloaded)
-        .output()
-        .unwrap();
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
     );
 
     // Undo brings the host back.
@@ -1113,31 +1092,12 @@ fn a_call_attribute_edit_specializes_live_undo_and_export() {
         .browser
         .wait_for_download(STARTUP_EXAMPLE, e2e::TIMEOUT)
         .unwrap_or_else(|e| panic!("{e}"));
-    let imported = graft::import(std::fs::read(&downloaded).unwrap().into()).expect("imports");
-    let errors: Vec<_> = graft::check::check(&imported.model)
-        .into_iter()
-        .filter(|d| d.severity == graft::Severity::Error)
-        .collect();
-    assert!(errors.is_empty(), "{errors:?}");
-    let output = Command::new(python())
-        .arg("-c")
-        .arg(
-            r#"
-import sys, numpy as np, onnx, onnxruntime as ort
-onnx.checker.check_model(sys.argv[1], full_check=True)
-m = onnx.load(sys.argv[1])
-assert any(f.overload == "alpha_0p2" for f in m.functions), [f.overload for f in m.functions]
-s = ort.InferenceSession(sys.argv[1], providers=["CPUExecutionProvider"])
-s.run(None, {"x": np.ones((2, 8), np.float32)})
+    check_export_natively(
+        &downloaded,
+        r#"
+assert any(f.overload == "alpha_0p2" for f in onnx.load(path).functions)
+ort.InferenceSession(path, providers=["CPUExecutionProvider"]).run(None, {"x": np.ones((2, 8), np.float32)})
 "#,
-        )
-        .arg(&downloaded)
-        .output()
-        .unwrap();
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
     );
 
     // Undo: the generic call is back.

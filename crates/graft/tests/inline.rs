@@ -16,12 +16,12 @@
 
 mod support;
 
-use std::path::{Path, PathBuf};
-
 use bytes::Bytes;
 use graft::Model;
 use graft::inline::{InlineError, InlineOptions, InlineReport, Mode, inline_model};
-use support::{Section, apply_edit, case_number, fixtures, sections};
+use support::{
+    Section, apply_edit, case_number, expected_path, fixtures, sections, survives_round_trip,
+};
 
 fn parse_section(case: &str, section: &Section) -> Result<Model, String> {
     let mut model = graft::text::parse_model(&section.text)
@@ -139,15 +139,7 @@ fn verify(host: &Model, report: &InlineReport) -> Result<(), String> {
             graft::text::print_model(host)
         ));
     }
-    let bytes = graft::export(host, &graft::ExportOptions::default()).map_err(|e| e.to_string())?;
-    let back = graft::import(Bytes::from(bytes)).map_err(|e| e.to_string())?;
-    let (a, b) = (
-        graft::text::print_model(host),
-        graft::text::print_model(&back.model),
-    );
-    if a != b {
-        return Err(format!("export/import changed the model:\n{a}\n----\n{b}"));
-    }
+    survives_round_trip(host)?;
     let main = host.graph.ok_or("no graph")?;
     for &n in &report.nodes {
         if !host.graph(main).nodes.contains(&n) && host.nodes.get(n).is_none() {
@@ -155,15 +147,6 @@ fn verify(host: &Model, report: &InlineReport) -> Result<(), String> {
         }
     }
     Ok(())
-}
-
-fn expected_path(nn: &str, k: usize) -> PathBuf {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/inline");
-    if k == 1 {
-        dir.join(format!("{nn}.expected.onnxtxt"))
-    } else {
-        dir.join(format!("{nn}-{k}.expected.onnxtxt"))
-    }
 }
 
 #[test]
@@ -188,7 +171,7 @@ fn fixtures_inline_as_expected() {
         }
         for (i, line) in lines.iter().enumerate() {
             runs += 1;
-            let file = expected_path(&nn, i + 1);
+            let file = expected_path("inline", &nn, i + 1);
             let got = match run(&nn, &parts, line) {
                 Ok(text) => text,
                 Err(e) => {

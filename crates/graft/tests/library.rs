@@ -17,15 +17,12 @@
 
 mod support;
 
-use std::path::{Path, PathBuf};
-
-use bytes::Bytes;
 use graft::Model;
 use graft::ir::FunctionKey;
 use graft::library::{
     Which, call_sites, delete_unused, inline_call, inline_calls, outline, rename_function,
 };
-use support::{case_number, fixtures, sections};
+use support::{case_number, expected_path, fixtures, sections, survives_round_trip};
 
 fn key(text: &str) -> Result<FunctionKey, String> {
     let (path, overload) = match text.split_once(':') {
@@ -106,26 +103,8 @@ fn verify(model: &Model) -> Result<(), String> {
             graft::text::print_model(model)
         ));
     }
-    let bytes =
-        graft::export(model, &graft::ExportOptions::default()).map_err(|e| e.to_string())?;
-    let back = graft::import(Bytes::from(bytes)).map_err(|e| e.to_string())?;
-    let (a, b) = (
-        graft::text::print_model(model),
-        graft::text::print_model(&back.model),
-    );
-    if a != b {
-        return Err(format!("export/import changed the model:\n{a}\n----\n{b}"));
-    }
+    survives_round_trip(model)?;
     Ok(())
-}
-
-fn expected_path(nn: &str, k: usize) -> PathBuf {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/library");
-    if k == 1 {
-        dir.join(format!("{nn}.expected.onnxtxt"))
-    } else {
-        dir.join(format!("{nn}-{k}.expected.onnxtxt"))
-    }
 }
 
 #[test]
@@ -147,7 +126,7 @@ fn fixtures_inline_calls_as_expected() {
             for line in lines {
                 k += 1;
                 runs += 1;
-                let file = expected_path(&nn, k);
+                let file = expected_path("library", &nn, k);
                 let got = match run(&section.text, line) {
                     Ok(text) => text,
                     Err(e) => {

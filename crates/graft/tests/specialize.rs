@@ -17,10 +17,9 @@ mod support;
 
 use std::path::{Path, PathBuf};
 
-use bytes::Bytes;
 use graft::Model;
 use graft::specialize::{SpecializeReport, find_node, specialize, specialize_all};
-use support::{case_number, fixtures, sections};
+use support::{case_number, fixtures, sections, survives_round_trip};
 
 fn step(model: &mut Model, text: &str) -> Result<Result<SpecializeReport, String>, String> {
     let text = text.trim();
@@ -97,16 +96,7 @@ fn verify(
             graft::text::print_model(model)
         ));
     }
-    let bytes =
-        graft::export(model, &graft::ExportOptions::default()).map_err(|e| e.to_string())?;
-    let back = graft::import(Bytes::from(bytes)).map_err(|e| e.to_string())?;
-    let (a, b) = (
-        graft::text::print_model(model),
-        graft::text::print_model(&back.model),
-    );
-    if a != b {
-        return Err(format!("export/import changed the model:\n{a}\n----\n{b}"));
-    }
+    survives_round_trip(model)?;
     for &f in &model.functions {
         let key = model.function(f).key();
         if !key.overload.is_empty() && !is_identifier(&key.overload) {

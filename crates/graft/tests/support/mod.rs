@@ -120,3 +120,31 @@ pub fn case_number(path: &Path) -> String {
         .map(|n| n.chars().take(2).collect())
         .unwrap_or_default()
 }
+
+/// Export then import gives the same model (compared as printed text).
+pub fn survives_round_trip(model: &Model) -> Result<(), String> {
+    let bytes =
+        graft::export(model, &graft::ExportOptions::default()).map_err(|e| e.to_string())?;
+    let back = graft::import(bytes::Bytes::from(bytes)).map_err(|e| e.to_string())?;
+    let (a, b) = (
+        graft::text::print_model(model),
+        graft::text::print_model(&back.model),
+    );
+    if a != b {
+        return Err(format!("export/import changed the model:\n{a}\n----\n{b}"));
+    }
+    Ok(())
+}
+
+/// `tests/DIR/NN.expected.onnxtxt` for the first run of case NN, `NN-K...` for the
+/// K-th.
+pub fn expected_path(dir: &str, nn: &str, k: usize) -> PathBuf {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests")
+        .join(dir);
+    if k == 1 {
+        dir.join(format!("{nn}.expected.onnxtxt"))
+    } else {
+        dir.join(format!("{nn}-{k}.expected.onnxtxt"))
+    }
+}
