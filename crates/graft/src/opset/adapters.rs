@@ -793,11 +793,13 @@ fn resize_11(ctx: &mut Ctx) -> Result<bool, ConvertError> {
     let nearest = ctx.string_attr("mode").is_none_or(|m| m == "nearest");
     // Resize-10 (and Upsample) in nearest mode pick the source pixel as onnxruntime
     // does: floor when an axis grows, ceil when it shrinks. Resize-11 has one rounding
-    // for all axes, so the scales must be known and not shrink some axes while
-    // growing others.
+    // for all axes: constant scales must not shrink some axes while growing others.
+    // Scales computed at run time are taken to grow (what Upsample is for): floor.
     let rounding = if nearest {
         let scales = ctx
-            .const_floats_input(1, "scales (nearest mode)")?
+            .input(1)
+            .and_then(|v| ctx.const_tensor(v))
+            .and_then(super::edit::tensor_floats)
             .unwrap_or_default();
         let grows = scales.iter().any(|&s| s > 1.0);
         let shrinks = scales.iter().any(|&s| s < 1.0);
