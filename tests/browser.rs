@@ -1085,6 +1085,20 @@ fn a_call_attribute_edit_specializes_live_undo_and_export() {
         ms.as_f64().is_some(),
         "edit-to-redraw time is published: {ms}"
     );
+    // The other call (act2) takes the same overload from its editor's list.
+    let other_css = format!("{} g[data-name=\"act2\"] > text.g-t", testid("graph"));
+    let other = app.browser.wait_for(&other_css, e2e::TIMEOUT).unwrap();
+    app.browser.click(&other).unwrap();
+    let option_css = format!(
+        "{} option[value=\"alpha_0p2\"]",
+        testid("call-overload-select")
+    );
+    let option = app.browser.wait_for(&option_css, e2e::TIMEOUT).unwrap();
+    app.browser.click(&option).unwrap();
+    wait_until(e2e::TIMEOUT, "both calls to use the overload", || {
+        Ok((graph_text(&app).matches("alpha_0p2").count() >= 2).then_some(()))
+    })
+    .unwrap_or_else(|e| panic!("{e}: {}\n{}", graph_text(&app), app.diagnosis()));
 
     // Export: the native checks pass and onnxruntime runs the overload.
     app.browser.click(&app.wait("export-button")).unwrap();
@@ -1100,7 +1114,14 @@ ort.InferenceSession(path, providers=["CPUExecutionProvider"]).run(None, {"x": n
 "#,
     );
 
-    // Undo: the generic call is back.
+    // Undo twice (the choice, then the specialization): the generic calls are back.
+    app.browser.click(&app.wait("undo")).unwrap();
+    wait_until(
+        e2e::TIMEOUT,
+        "one overloaded call after the first undo",
+        || Ok((graph_text(&app).matches("alpha_0p2").count() == 1).then_some(())),
+    )
+    .unwrap();
     app.browser.click(&app.wait("undo")).unwrap();
     wait_until(e2e::TIMEOUT, "the generic call after undo", || {
         Ok((!graph_text(&app).contains("alpha_0p2")).then_some(()))

@@ -375,9 +375,24 @@ fn Properties(selected: RwSignal<Option<ItemId>>) -> impl IntoView {
                         }
                     }).collect_view();
                     let overload = if call.overload.is_empty() { "generic".to_string() } else { format!("overload {}", call.overload) };
+                    let current = call.overload.clone();
+                    let choices = call.overloads.iter().map(|o| {
+                        let label = if o.is_empty() { "generic".to_string() } else { o.clone() };
+                        view! { <option value=o.clone() selected=*o == current>{label}</option> }
+                    }).collect_view();
                     view! {
                         <div class="call-editor" data-testid="call-editor">
                             <p><b>"Compile-time attributes of " {call.function.clone()}</b> " " <small data-testid="call-overload">{overload}</small></p>
+                            <label>
+                                "uses "
+                                <select
+                                    data-testid="call-overload-select"
+                                    title="Point the call at another overload of the same function (undo with Ctrl+Z)"
+                                    on:change=move |e| state.use_overload(node, event_target_value(&e))
+                                >
+                                    {choices}
+                                </select>
+                            </label>
                             <table class="props-attrs">{rows}</table>
                             <button data-testid="call-specialize" title="Bind the call's attributes into an overload (undo with Ctrl+Z)" on:click=move |_| state.specialize_call(node, String::new())>"Specialize"</button>
                         </div>

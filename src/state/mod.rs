@@ -440,6 +440,13 @@ impl Session {
         })
     }
 
+    /// Points a call at another existing overload of its function (undoable).
+    pub fn use_overload(&mut self, node: graft::ir::NodeId, overload: &str) -> bool {
+        self.edit("Choosing the overload", |m| {
+            graft::specialize::use_overload(m, node, overload).map_err(|e| e.to_string())
+        })
+    }
+
     fn function_key(&self, index: usize) -> Option<graft::ir::FunctionKey> {
         let model = &self.open.as_ref()?.model;
         model.functions.get(index).map(|&f| model.function(f).key())
@@ -700,6 +707,8 @@ pub struct CallEditor {
     pub function: String,
     /// The overload the call uses (`""`: the generic).
     pub overload: String,
+    /// Every overload of the function in the model (`""`: the generic), to choose from.
+    pub overloads: Vec<String>,
     /// Name, default (`None`: no default), the call's value (`None`: not given).
     pub attributes: Vec<(String, Option<String>, Option<String>)>,
 }
@@ -730,8 +739,16 @@ fn call_editor(model: &Model, node: graft::ir::NodeId) -> Option<CallEditor> {
             .iter()
             .map(|a| (a.name().to_string(), Some(text(a)), given(a.name()))),
     );
+    let overloads = model
+        .functions
+        .iter()
+        .map(|&g| model.function(g).key())
+        .filter(|k| k.domain == generic.domain && k.name == generic.name)
+        .map(|k| k.overload)
+        .collect();
     Some(CallEditor {
         node,
+        overloads,
         function: if generic.domain.is_empty() {
             generic.name.clone()
         } else {
@@ -1116,6 +1133,12 @@ impl AppState {
         platform::publish_timing("specialize_ms", platform::now_ms() - started);
     }
 
+    pub fn use_overload(self, node: graft::ir::NodeId, overload: String) {
+        self.session.update(|s| {
+            s.use_overload(node, &overload);
+        });
+    }
+
     pub fn library_inline_all(self, index: usize) {
         self.session.update(|s| {
             s.library_inline_all(index);
@@ -1360,12 +1383,23 @@ mod tests {
         assert_eq!(model.node(node).overload(), "alpha_0p2");
         let editor = call_editor(model, node).expect("still a call of the generic");
         assert_eq!(editor.overload, "alpha_0p2");
+        assert_eq!(
+            editor.overloads,
+            ["", "alpha_0p2"],
+            "the generic stays: act2 calls it"
+        );
+        // The other call takes the same overload from the list, then undo.
+        let other = graft::specialize::find_node(model, "act2").expect("act2");
+        assert!(session.use_overload(other, "alpha_0p2"));
+        let model = &session.open().unwrap().model;
+        assert_eq!(model.node(other).overload(), "alpha_0p2");
         let errors = graft::check::check(model)
             .into_iter()
             .filter(|d| d.severity == Severity::Error)
             .count();
         assert_eq!(errors, 0);
-        assert!(session.undo());
+        assert!(session.undo(), "undo the overload choice");
+        assert!(session.undo(), "undo the specialization");
         assert_eq!(
             graft::text::print_model(&session.open().unwrap().model),
             before

@@ -18,7 +18,7 @@ mod support;
 use std::path::{Path, PathBuf};
 
 use graft::Model;
-use graft::specialize::{SpecializeReport, find_node, specialize, specialize_all};
+use graft::specialize::{SpecializeReport, find_node, specialize, specialize_all, use_overload};
 use support::{case_number, fixtures, sections, survives_round_trip};
 
 fn step(model: &mut Model, text: &str) -> Result<Result<SpecializeReport, String>, String> {
@@ -422,4 +422,47 @@ fn a_very_deep_chain_of_calls_is_refused_and_leaves_the_model_alone() {
     let err = specialize_all(&mut m).expect_err("too deep");
     assert!(err.to_string().contains("nest more than"), "{err}");
     assert_eq!(graft::text::print_model(&m), before);
+}
+
+#[test]
+fn a_call_can_switch_to_an_existing_overload_and_back() {
+    let text = r#"<ir_version: 10, opset_import: ["": 17, "local": 1]>
+main (float[4] x) => (float[4] y, float[4] z) {
+  y = local.Scale <alpha = 0.2> (x)
+  z = local.Scale <alpha = 0.7> (x)
+}
+<domain: "local", opset_import: ["": 17]>
+Scale <alpha> (x) => (y) {
+  a = Constant <value_float: float = @alpha> ()
+  y = Mul(x, a)
+}
+"#;
+    let mut m = model(text);
+    let y = find_node(&m, "y").expect("call y");
+    let z = find_node(&m, "z").expect("call z");
+    specialize(&mut m, y, &[]).expect("specializes");
+    let overload = m.node(y).overload().to_string();
+    assert_eq!(overload, "alpha_0p2");
+
+    // z takes y's overload: its own alpha is dropped (the overload has it bound).
+    use_overload(&mut m, z, &overload).expect("switches");
+    assert_eq!(m.node(z).overload(), "alpha_0p2");
+    assert!(m.node(z).attributes.is_empty());
+    let errors: Vec<_> = graft::check::check(&m)
+        .into_iter()
+        .filter(|d| d.severity == graft::Severity::Error)
+        .collect();
+    assert!(errors.is_empty(), "{errors:?}");
+
+    // A missing overload is an error and changes nothing.
+    let before = graft::text::print_model(&m);
+    assert!(matches!(
+        use_overload(&mut m, z, "nope"),
+        Err(graft::specialize::SpecializeError::NoOverload { .. })
+    ));
+    assert_eq!(graft::text::print_model(&m), before);
+
+    // Back to the generic: the call no longer names an overload.
+    use_overload(&mut m, z, "").expect("back to the generic");
+    assert_eq!(m.node(z).overload(), "");
 }

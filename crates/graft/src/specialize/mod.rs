@@ -122,6 +122,67 @@ pub enum SpecializeError {
     TooDeep(usize),
     #[error("functions call each other in a cycle: {0}")]
     Recursion(String),
+    #[error("{node}: there is no local function {function}")]
+    NoOverload { node: String, function: String },
+    #[error("{node}: {function} takes {formals} inputs, the call passes {given}")]
+    Arity {
+        node: String,
+        function: String,
+        formals: usize,
+        given: usize,
+    },
+}
+
+/// Points a call at another existing overload of its function (`""`: the generic),
+/// the library panel's overload list. The call's attributes the chosen function does
+/// not declare are dropped (an overload has them bound already). The overload the
+/// call leaves stays: other calls, or the library, may still want it.
+pub fn use_overload(
+    model: &mut Model,
+    call: NodeId,
+    overload: &str,
+) -> Result<(), SpecializeError> {
+    let Some(node) = model.nodes.get(call) else {
+        return Err(SpecializeError::NoSuchNode(format!("{call:?}")));
+    };
+    let label = describe(model, call);
+    let key = FunctionKey {
+        domain: crate::ir::normalize_domain(node.domain()).to_string(),
+        name: node.op_type().to_string(),
+        overload: overload.to_string(),
+    };
+    let Some(f) = model.find_function(&key) else {
+        return Err(SpecializeError::NoOverload {
+            node: label,
+            function: key.to_string(),
+        });
+    };
+    let function = model.function(f);
+    let formals = model.graph(function.body).inputs.len();
+    if node.inputs.len() > formals {
+        return Err(SpecializeError::Arity {
+            node: label,
+            function: key.to_string(),
+            formals,
+            given: node.inputs.len(),
+        });
+    }
+    let declared: Vec<String> = function
+        .attribute
+        .iter()
+        .cloned()
+        .chain(
+            function
+                .attribute_proto
+                .iter()
+                .map(|a| a.name().to_string()),
+        )
+        .collect();
+    let node = &mut model.nodes[call];
+    node.attributes
+        .retain(|a| declared.iter().any(|d| d == a.name()));
+    node.overload = (!overload.is_empty()).then(|| overload.to_string());
+    Ok(())
 }
 
 /// Specializes one call, after setting `attrs` on it (replacing same-named ones). A
