@@ -15,6 +15,7 @@
 //! - Removed nodes, graphs and functions stay in the arenas, unreachable (as the opset
 //!   converter leaves them); export and the checker walk from the model's roots.
 
+mod builders;
 mod inline;
 mod outline;
 
