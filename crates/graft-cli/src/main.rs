@@ -85,7 +85,7 @@ enum Command {
     Specialize(SpecializeArgs),
     /// Expand calls of model-local functions into their callers and write the result
     /// (ONNX text when OUT ends in .onnxtxt or .txt, protobuf otherwise). Without
-    /// --function every call of every local function is expanded.
+    /// --function, --standard or --op every call of every local function is expanded.
     InlineFunctions(InlineFunctionsArgs),
     /// Turn main-graph nodes into a new local function DOMAIN.NAME called once where
     /// the first of them was.
@@ -100,6 +100,12 @@ struct InlineFunctionsArgs {
     /// Only the calls of this function (every overload of the name without :OVERLOAD).
     #[arg(long, value_name = "DOMAIN.NAME[:OVERLOAD]")]
     function: Vec<String>,
+    /// Also expand every standard operator that has a function body (one level).
+    #[arg(long)]
+    standard: bool,
+    /// Expand the nodes of this standard operator into its function body.
+    #[arg(long, value_name = "OP")]
+    op: Vec<String>,
 }
 
 #[derive(clap::Args)]
@@ -616,7 +622,8 @@ fn inline_functions(args: &InlineFunctionsArgs) -> Result<ExitCode, Failure> {
             },
         });
     }
-    if which.is_empty() {
+    let standard = args.standard || !args.op.is_empty();
+    if which.is_empty() && !standard {
         which.push(Which::All);
     }
     let mut model = open_any(&args.model)?;
@@ -637,10 +644,37 @@ fn inline_functions(args: &InlineFunctionsArgs) -> Result<ExitCode, Failure> {
             }
         }
     }
+    let mut expanded = graft::library::StandardReport::default();
+    if standard {
+        let ops = (!args.standard).then_some(args.op.as_slice());
+        match graft::library::expand_standard_ops(&mut model, ops) {
+            Ok(report) => expanded = report,
+            Err(e) => {
+                eprintln!("graft: cannot expand {}: {e}", args.model.display());
+                return Ok(ExitCode::from(1));
+            }
+        }
+        if let Some(op) = args.op.iter().find(|op| !expanded.ops.contains(op)) {
+            eprintln!(
+                "graft: {} has no {op} node with a function body to expand",
+                args.model.display()
+            );
+            return Ok(ExitCode::from(1));
+        }
+    }
     write_any(&model, &args.output)?;
-    println!("inlined {calls} calls");
+    if !which.is_empty() {
+        println!("inlined {calls} calls");
+    }
     for key in removed {
         println!("removed {key}");
+    }
+    if standard {
+        println!(
+            "expanded {} standard op node(s): {}",
+            expanded.expanded,
+            expanded.ops.join(", ")
+        );
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -216,6 +216,19 @@ impl Attribute {
             _ => Vec::new(),
         }
     }
+
+    /// Replaces every graph id this attribute holds by `map(id)`.
+    pub fn map_graphs(&mut self, map: impl Fn(GraphId) -> GraphId) {
+        match &mut self.kind {
+            AttrKind::Value(AttrValue::Graph(g)) => *g = map(*g),
+            AttrKind::Value(AttrValue::Graphs(gs)) => gs.iter_mut().for_each(|g| *g = map(*g)),
+            AttrKind::Raw(raw) => {
+                raw.g = raw.g.map(&map);
+                raw.graphs.iter_mut().for_each(|g| *g = map(*g));
+            }
+            _ => {}
+        }
+    }
 }
 
 impl RawAttribute {

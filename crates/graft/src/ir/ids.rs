@@ -98,6 +98,11 @@ impl<I: ArenaId, T> Arena<I, T> {
         self.items.len()
     }
 
+    /// The items, in id order.
+    pub fn into_items(self) -> Vec<T> {
+        self.items
+    }
+
     pub fn is_empty(&self) -> bool {
         self.items.is_empty()
     }

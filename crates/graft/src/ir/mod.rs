@@ -301,6 +301,75 @@ impl Model {
             .find(|&f| self.function_arena[f].key() == *key)
     }
 
+    /// Moves everything `other` holds into this model's arenas (ids shifted, names
+    /// unchanged) and returns its functions and its main graph by their new ids. Nothing
+    /// becomes reachable from this model's roots: the caller decides what to attach.
+    pub fn absorb(&mut self, other: Model) -> (Vec<FunctionId>, Option<GraphId>) {
+        let (g0, n0, v0, f0) = (
+            self.graphs.len(),
+            self.nodes.len(),
+            self.values.len(),
+            self.function_arena.len(),
+        );
+        let g = |id: GraphId| GraphId::from_index(id.index() + g0);
+        let n = |id: NodeId| NodeId::from_index(id.index() + n0);
+        let v = |id: ValueId| ValueId::from_index(id.index() + v0);
+        let f = |id: FunctionId| FunctionId::from_index(id.index() + f0);
+        let infos = |list: &mut Vec<ValueInfo>| {
+            for info in list {
+                info.value = info.value.map(v);
+            }
+        };
+        for mut graph in other.graphs.into_items() {
+            graph.owner = match graph.owner {
+                GraphOwner::Node(id) => GraphOwner::Node(n(id)),
+                GraphOwner::Function(id) => GraphOwner::Function(f(id)),
+                owner => owner,
+            };
+            for id in &mut graph.nodes {
+                *id = n(*id);
+            }
+            infos(&mut graph.inputs);
+            infos(&mut graph.outputs);
+            infos(&mut graph.value_info);
+            for i in &mut graph.initializers {
+                i.value = i.value.map(v);
+            }
+            for i in &mut graph.sparse_initializers {
+                i.value = i.value.map(v);
+            }
+            self.graphs.push(graph);
+        }
+        for mut node in other.nodes.into_items() {
+            node.graph = g(node.graph);
+            for id in node.inputs.iter_mut().chain(&mut node.outputs).flatten() {
+                *id = v(*id);
+            }
+            for a in &mut node.attributes {
+                a.map_graphs(g);
+            }
+            self.nodes.push(node);
+        }
+        for mut value in other.values.into_items() {
+            value.graph = g(value.graph);
+            if let ValueDef::Node(id) = value.def {
+                value.def = ValueDef::Node(n(id));
+            }
+            self.values.push(value);
+        }
+        for mut function in other.function_arena.into_items() {
+            function.body = g(function.body);
+            for a in &mut function.attribute_proto {
+                a.map_graphs(g);
+            }
+            self.function_arena.push(function);
+        }
+        (
+            other.functions.into_iter().map(f).collect(),
+            other.graph.map(g),
+        )
+    }
+
     /// Every initializer of every graph with the graph it belongs to.
     pub fn all_initializers(&self) -> impl Iterator<Item = (GraphId, &Initializer)> {
         self.graphs

@@ -18,6 +18,7 @@
 mod builders;
 mod inline;
 mod outline;
+mod standard;
 
 use std::collections::HashSet;
 
@@ -26,6 +27,9 @@ use crate::ir::{FunctionId, FunctionKey, GraphId, GraphOwner, Model, Node, NodeI
 
 pub use inline::inline_call;
 pub use outline::outline;
+pub use standard::{
+    BodyKind, StandardReport, body_kind, expand_standard, expand_standard_ops, standard_body,
+};
 
 /// What went wrong in a library edit. The model is unchanged.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
@@ -95,6 +99,10 @@ pub enum LibraryError {
         to: i64,
         reason: String,
     },
+    #[error("{op} has no function body at opset {version}")]
+    NoStandardBody { op: String, version: i64 },
+    #[error("cannot expand {op}: {reason}")]
+    StandardBody { op: String, reason: String },
     #[error("a local function {0} already exists")]
     FunctionExists(FunctionKey),
     #[error("{0:?} is not a valid function name")]
@@ -131,6 +139,8 @@ pub enum Which {
     Key(FunctionKey),
     /// The calls of every overload of a (domain, name).
     Name { domain: String, name: String },
+    /// The calls of every function of a domain.
+    Domain(String),
 }
 
 /// The key a node would call (domain normalized).
@@ -354,6 +364,7 @@ pub fn inline_calls(model: &mut Model, which: &Which) -> Result<InlineCallsRepor
         Which::Name { domain, name } => {
             crate::ir::normalize_domain(domain) == key.domain && *name == key.name
         }
+        Which::Domain(domain) => crate::ir::normalize_domain(domain) == key.domain,
     };
     if let Which::Key(k) = which
         && !functions.contains_key(k)

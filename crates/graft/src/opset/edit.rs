@@ -111,6 +111,66 @@ fn chunks<const N: usize>(bytes: &Bytes) -> impl Iterator<Item = [u8; N]> + '_ {
         .map(|c| <[u8; N]>::try_from(c).unwrap_or([0; N]))
 }
 
+/// The tensor a value always holds: an initializer that is not a graph input, or the
+/// `value` of a `Constant` node.
+pub(crate) fn const_tensor(model: &Model, v: ValueId) -> Option<&Tensor> {
+    let value = model.values.get(v)?;
+    match value.def {
+        ValueDef::Initializer => model
+            .graphs
+            .get(value.graph)?
+            .initializers
+            .iter()
+            .find(|i| i.value == Some(v))
+            .map(|i| &i.tensor),
+        ValueDef::Node(n) => {
+            let node = model.nodes.get(n)?;
+            if node.op_type() != "Constant" || !node.domain().is_empty() {
+                return None;
+            }
+            node.attributes
+                .iter()
+                .find_map(|a| match (a.name(), a.value()) {
+                    ("value", Some(AttrValue::Tensor(t))) => Some(&**t),
+                    _ => None,
+                })
+        }
+        _ => None,
+    }
+}
+
+/// The element type of a value, when its graph states it or it is a constant.
+pub(crate) fn elem_type(model: &Model, v: ValueId) -> Option<i32> {
+    if let Some(t) = const_tensor(model, v) {
+        return t.data_type;
+    }
+    tensor_type(model, v).and_then(|t| t.elem_type)
+}
+
+/// The rank of a value, when its graph states its shape or it is a constant.
+pub(crate) fn rank(model: &Model, v: ValueId) -> Option<usize> {
+    if let Some(t) = const_tensor(model, v) {
+        return Some(t.dims.len());
+    }
+    tensor_type(model, v)
+        .and_then(|t| t.shape.as_ref())
+        .map(|s| s.dims.len())
+}
+
+fn tensor_type(model: &Model, v: ValueId) -> Option<&crate::ir::TensorType> {
+    let graph = model.graphs.get(model.values.get(v)?.graph)?;
+    graph
+        .inputs
+        .iter()
+        .chain(&graph.outputs)
+        .chain(&graph.value_info)
+        .filter(|vi| vi.value == Some(v))
+        .find_map(|vi| match vi.ty.as_ref().and_then(|t| t.value.as_ref()) {
+            Some(TypeValue::Tensor(t)) => Some(t),
+            _ => None,
+        })
+}
+
 impl<'a> Ctx<'a> {
     pub fn new(model: &'a mut Model, to: i64) -> Self {
         let names = model.values.iter().map(|(_, v)| v.name.clone()).collect();
@@ -341,65 +401,19 @@ impl<'a> Ctx<'a> {
             .ok_or_else(|| self.fail(format!("{what} is not a float constant")))
     }
 
-    /// The tensor a value always holds: an initializer that is not a graph input, or
-    /// the `value` of a `Constant` node.
+    /// See [`const_tensor`].
     pub fn const_tensor(&self, v: ValueId) -> Option<&Tensor> {
-        let value = self.model.values.get(v)?;
-        match value.def {
-            ValueDef::Initializer => self
-                .model
-                .graphs
-                .get(value.graph)?
-                .initializers
-                .iter()
-                .find(|i| i.value == Some(v))
-                .map(|i| &i.tensor),
-            ValueDef::Node(n) => {
-                let node = self.model.nodes.get(n)?;
-                if node.op_type() != "Constant" || !node.domain().is_empty() {
-                    return None;
-                }
-                node.attributes
-                    .iter()
-                    .find_map(|a| match (a.name(), a.value()) {
-                        ("value", Some(AttrValue::Tensor(t))) => Some(&**t),
-                        _ => None,
-                    })
-            }
-            _ => None,
-        }
+        const_tensor(self.model, v)
     }
 
-    /// The element type of a value, when its graph states it or it is a constant.
+    /// See [`elem_type`].
     pub fn elem_type(&self, v: ValueId) -> Option<i32> {
-        if let Some(t) = self.const_tensor(v) {
-            return t.data_type;
-        }
-        self.tensor_type(v).and_then(|t| t.elem_type)
+        elem_type(self.model, v)
     }
 
-    /// The rank of a value, when its graph states its shape or it is a constant.
+    /// See [`rank`].
     pub fn rank(&self, v: ValueId) -> Option<usize> {
-        if let Some(t) = self.const_tensor(v) {
-            return Some(t.dims.len());
-        }
-        self.tensor_type(v)
-            .and_then(|t| t.shape.as_ref())
-            .map(|s| s.dims.len())
-    }
-
-    fn tensor_type(&self, v: ValueId) -> Option<&crate::ir::TensorType> {
-        let graph = self.model.graphs.get(self.model.values.get(v)?.graph)?;
-        graph
-            .inputs
-            .iter()
-            .chain(&graph.outputs)
-            .chain(&graph.value_info)
-            .filter(|vi| vi.value == Some(v))
-            .find_map(|vi| match vi.ty.as_ref().and_then(|t| t.value.as_ref()) {
-                Some(TypeValue::Tensor(t)) => Some(t),
-                _ => None,
-            })
+        rank(self.model, v)
     }
 
     /// Whether any node of the model reads `v` or a graph outputs it.

@@ -14,7 +14,7 @@
 //! dropped.
 
 mod adapters;
-mod edit;
+pub(crate) mod edit;
 
 use std::collections::BTreeMap;
 

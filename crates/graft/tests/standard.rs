@@ -1,0 +1,189 @@
+//! Expanding standard operators into their function bodies (static bodies from the
+//! registry, context-dependent ones from the builders).
+//!
+//! Each case is a model, the operators to expand (`None`: every one with a body) and
+//! the printed result, compared with `tests/standard/NAME.expected.onnxtxt`
+//! (`UPDATE_EXPECT=1` rewrites them). Every result passes the checker without errors
+//! and survives export then import; numerics against onnxruntime are in
+//! `tests/interop/standard_numerics.py`.
+
+mod support;
+
+use graft::Model;
+use graft::library::{BodyKind, body_kind, expand_standard, expand_standard_ops};
+use support::{expected_path, survives_round_trip};
+
+fn model(text: &str) -> Model {
+    graft::text::parse_model(text).expect("parses").model
+}
+
+fn verify(model: &Model) -> Result<(), String> {
+    let errors: Vec<String> = graft::check::check(model)
+        .iter()
+        .filter(|d| d.severity == graft::Severity::Error)
+        .map(|d| d.to_string())
+        .collect();
+    if !errors.is_empty() {
+        return Err(format!(
+            "checker errors:\n{}\n{}",
+            errors.join("\n"),
+            graft::text::print_model(model)
+        ));
+    }
+    survives_round_trip(model)
+}
+
+const CASES: &[(&str, &str)] = &[
+    (
+        // A static body written for opset 18, called at 22: converted on the way.
+        "softplus-22",
+        r#"<ir_version: 10, opset_import: ["": 22]>
+main (float[4] x) => (float[4] y) {
+  y = Softplus(x)
+}
+"#,
+    ),
+    (
+        // Elu's alpha: the call's value, and the schema default where it omits it.
+        "elu-alpha",
+        r#"<ir_version: 8, opset_import: ["": 18]>
+main (float[4] x) => (float[4] y, float[4] z) {
+  y = Elu <alpha: float = 2.0> (x)
+  z = Elu (x)
+}
+"#,
+    ),
+    (
+        // The body for opset 13 (MVN has bodies for 13 and 18), in a subgraph, next to
+        // an outer name the body's names must not take.
+        "mvn-in-if",
+        r#"<ir_version: 8, opset_import: ["": 15]>
+main (bool c, float[1,2,3,4] x) => (float[1,2,3,4] y) {
+  X_variance = Identity(x)
+  y = If (c) <then_branch = g1 () => (float[1,2,3,4] a) {
+    a = MeanVarianceNormalization(X_variance)
+  }, else_branch = g2 () => (float[1,2,3,4] b) {
+    b = Identity(x)
+  }>
+}
+"#,
+    ),
+    (
+        // A body inside a local function's body.
+        "in-function",
+        r#"<ir_version: 10, opset_import: ["": 18, "local": 1]>
+main (float[4] x) => (float[4] y) {
+  y = local.F(x)
+}
+
+<domain: "local", opset_import: ["": 18]>
+F (a) => (b) {
+  b = ThresholdedRelu <alpha: float = 0.5> (a)
+}
+"#,
+    ),
+];
+
+#[test]
+fn expansions_as_expected() {
+    let update = std::env::var_os("UPDATE_EXPECT").is_some();
+    let mut failures = Vec::new();
+    for (name, text) in CASES {
+        let mut m = model(text);
+        let got = match expand_standard_ops(&mut m, None) {
+            Ok(report) if report.expanded > 0 => match verify(&m) {
+                Ok(()) => graft::text::print_model(&m),
+                Err(e) => {
+                    failures.push(format!("{name}: {e}"));
+                    continue;
+                }
+            },
+            Ok(_) => {
+                failures.push(format!("{name}: nothing expanded"));
+                continue;
+            }
+            Err(e) => {
+                failures.push(format!("{name}: {e}"));
+                continue;
+            }
+        };
+        let file = expected_path("standard", name, 1);
+        if update {
+            if let Some(dir) = file.parent() {
+                std::fs::create_dir_all(dir).expect("create tests/standard");
+            }
+            std::fs::write(&file, &got).expect("write expectation");
+            continue;
+        }
+        let want = std::fs::read_to_string(&file).unwrap_or_default();
+        if want != got {
+            failures.push(format!(
+                "{name}: differs from {}\n--- got ---\n{got}",
+                file.display()
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "\n{}", failures.join("\n\n"));
+}
+
+#[test]
+fn only_the_chosen_ops_and_nodes() {
+    let text = r#"<ir_version: 10, opset_import: ["": 18]>
+main (float[4] x) => (float[4] y) {
+  t = Softsign(x)
+  u = HardSwish(t)
+  y = Softsign(u)
+}
+"#;
+    let mut m = model(text);
+    let report = expand_standard_ops(&mut m, Some(&["HardSwish".to_string()])).expect("expands");
+    assert_eq!(
+        (report.expanded, report.ops.as_slice()),
+        (1, &["HardSwish".to_string()][..])
+    );
+    let printed = graft::text::print_model(&m);
+    assert_eq!(printed.matches("Softsign").count(), 2, "{printed}");
+    assert!(!printed.contains("HardSwish"), "{printed}");
+    verify(&m).expect("valid");
+
+    let mut m = model(text);
+    let g = m.graph.expect("graph");
+    let first = m.graph(g).nodes[0];
+    assert_eq!(body_kind(&m, first), Some(BodyKind::Static));
+    expand_standard(&mut m, first).expect("expands one node");
+    let printed = graft::text::print_model(&m);
+    assert_eq!(printed.matches("Softsign").count(), 1, "{printed}");
+    verify(&m).expect("valid");
+}
+
+#[test]
+fn errors_leave_the_model_unchanged() {
+    // Conv has no body; a Ref attribute cannot be expanded before specialization.
+    let text = r#"<ir_version: 10, opset_import: ["": 18, "local": 1]>
+main (float[1,1,4,4] x, float[1,1,3,3] w) => (float[1,1,2,2] y) {
+  t = Conv(x, w)
+  y = local.F <k: float = 1.0> (t)
+}
+
+<domain: "local", opset_import: ["": 18]>
+F <k> (a) => (b) {
+  b = Elu <alpha: float = @k> (a)
+}
+"#;
+    let mut m = model(text);
+    let before = graft::text::print_model(&m);
+    let g = m.graph.expect("graph");
+    let conv = m.graph(g).nodes[0];
+    assert_eq!(body_kind(&m, conv), None);
+    let err = expand_standard(&mut m, conv).expect_err("Conv has no body");
+    assert_eq!(err.to_string(), "Conv has no function body at opset 18");
+    let f = m.functions[0];
+    let celu = m.graph(m.function(f).body).nodes[0];
+    let err = expand_standard(&mut m, celu).expect_err("refers to k");
+    assert!(
+        err.to_string().contains("specialize the function first"),
+        "{err}"
+    );
+    assert!(expand_standard_ops(&mut m, None).is_err());
+    assert_eq!(graft::text::print_model(&m), before);
+}
