@@ -215,6 +215,11 @@ fn test(root: &Path) -> Result<(), String> {
         .arg(root.join("target/debug/graft"))
         .arg("--corpus")
         .arg(&corpus_dir))?;
+    step("interop: standard ops expanded into their function bodies, against the op (onnxruntime)");
+    run(Command::new(&python)
+        .arg(root.join("tests/interop/standard_bodies.py"))
+        .arg("--graft")
+        .arg(root.join("target/debug/graft")))?;
     step("interop: inlined models against host and guest run separately (onnxruntime)");
     run(Command::new(&python)
         .arg(root.join("tests/interop/inline_verify.py"))
