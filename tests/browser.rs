@@ -1128,3 +1128,56 @@ ort.InferenceSession(path, providers=["CPUExecutionProvider"]).run(None, {"x": n
     })
     .unwrap();
 }
+
+#[test]
+fn a_standard_op_expands_into_its_function_body_undo_and_export() {
+    if !e2e::enabled() {
+        return;
+    }
+    let app = App::open();
+    app.browser
+        .goto(&format!("{}?model=examples/mlp.onnx", app.url))
+        .unwrap();
+    app.wait("graph-ready");
+    let before = graph_text(&app);
+    // Find the first Relu and select it; its properties offer the expansion.
+    let input = app.wait("search-input");
+    app.browser.send_keys(&input, "layer0/Relu\n").unwrap();
+    let result = app.wait("search-result");
+    app.browser.click(&result).unwrap();
+    app.browser.click(&app.wait("expand-standard")).unwrap();
+    // Relu-14's body at opset 18: Max(X, CastLike(0, X)).
+    wait_for_graph_text(&app, "Max", "the body's ops to be drawn");
+    assert!(
+        graph_text(&app).contains("CastLike"),
+        "{}",
+        graph_text(&app)
+    );
+
+    // The export passes the native checks and computes what the original computes.
+    app.browser.click(&app.wait("export-button")).unwrap();
+    let downloaded = app
+        .browser
+        .wait_for_download("mlp.onnx", e2e::TIMEOUT)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let original = example("mlp.onnx");
+    check_export_natively(
+        &downloaded,
+        &format!(
+            r#"
+ops = [n.op_type for n in onnx.load(path).graph.node]
+assert ops.count("Relu") == 1 and "Max" in ops, ops
+x = np.linspace(-3, 3, 20, dtype=np.float32).reshape(5, 4)
+run = lambda p: ort.InferenceSession(p, providers=["CPUExecutionProvider"]).run(None, {{"x": x}})
+assert np.allclose(run(path)[0], run({original:?})[0])
+"#
+        ),
+    );
+
+    // Undo puts the Relu back.
+    app.browser.click(&app.wait("undo")).unwrap();
+    wait_until(e2e::TIMEOUT, "the original drawing", || {
+        Ok((graph_text(&app) == before).then_some(()))
+    })
+    .unwrap_or_else(|e| panic!("{e}\n{}", app.diagnosis()));
+}

@@ -398,6 +398,18 @@ fn Properties(selected: RwSignal<Option<ItemId>>) -> impl IntoView {
                         </div>
                     }
                 })}
+                {p.standard_body.map(|(node, kind)| {
+                    let from = match kind {
+                        graft::library::BodyKind::Static => "the function body onnx defines for it",
+                        graft::library::BodyKind::Built => "the body onnx builds for this call (its attributes and input types)",
+                    };
+                    view! {
+                        <p class="standard-body">
+                            <button data-testid="expand-standard" title="Replace the node by the ops of its function body (undo with Ctrl+Z)" on:click=move |_| state.expand_standard(node)>"Expand into its body"</button>
+                            " " <small>{format!("from {from}")}</small>
+                        </p>
+                    }
+                })}
                 <p class="props-io">"in: " {p.inputs.join(", ")}</p>
                 <p class="props-io">"out: " {p.outputs.join(", ")}</p>
                 <pre class="props-doc">{p.doc.clone()}</pre>

@@ -447,6 +447,22 @@ impl Session {
         })
     }
 
+    /// Replaces a standard-op node by its function body (undoable).
+    pub fn expand_standard(&mut self, node: graft::ir::NodeId) -> bool {
+        let Some(op) = self
+            .open
+            .as_ref()
+            .map(|o| o.model.node(node).op_type().to_string())
+        else {
+            return false;
+        };
+        self.edit(&format!("Expanding {op}"), |m| {
+            graft::library::expand_standard(m, node)
+                .map(drop)
+                .map_err(|e| e.to_string())
+        })
+    }
+
     fn function_key(&self, index: usize) -> Option<graft::ir::FunctionKey> {
         let model = &self.open.as_ref()?.model;
         model.functions.get(index).map(|&f| model.function(f).key())
@@ -565,6 +581,8 @@ impl Session {
                     .collect();
                 if callee.is_some() {
                     p.call = call_editor(model, *node);
+                } else {
+                    p.standard_body = graft::library::body_kind(model, *node).map(|k| (*node, k));
                 }
                 p.doc = match callee {
                     Some(f) => model.function(*f).doc_string.clone().unwrap_or_default(),
@@ -696,6 +714,9 @@ pub struct Properties {
     pub outputs: Vec<String>,
     /// The operator's documentation from the schema registry.
     pub doc: String,
+    /// For a standard operator with a function body: where the body comes from
+    /// (`Expand` replaces the node by it).
+    pub standard_body: Option<(graft::ir::NodeId, graft::library::BodyKind)>,
 }
 
 /// A call's compile-time attributes: the generic function's declared attributes,
@@ -1131,6 +1152,12 @@ impl AppState {
             s.specialize_call(node, &attributes);
         });
         platform::publish_timing("specialize_ms", platform::now_ms() - started);
+    }
+
+    pub fn expand_standard(self, node: graft::ir::NodeId) {
+        self.session.update(|s| {
+            s.expand_standard(node);
+        });
     }
 
     pub fn use_overload(self, node: graft::ir::NodeId, overload: String) {
