@@ -19,10 +19,19 @@ use crate::ir::{
 use crate::schema;
 
 /// Names in use in one scope tree, and the next suffix to try for each base.
+///
+/// A name is remembered by its 64-bit hash: a collision can only make a free name
+/// look taken (another suffix is tried), never a taken one look free, and it spares
+/// a copy of every name.
 #[derive(Default)]
 pub(crate) struct Names {
-    taken: HashSet<String, FxBuild>,
+    taken: HashSet<u64, FxBuild>,
     next: FxMap<String, usize>,
+}
+
+fn name_hash(name: &str) -> u64 {
+    use std::hash::BuildHasher as _;
+    FxBuild::default().hash_one(name)
 }
 
 impl Names {
@@ -43,12 +52,12 @@ impl Names {
                 .chain(graph.sparse_initializers.iter().map(|s| s.value));
             let values = infos.map(|i| i.value).chain(weights);
             for v in values.flatten() {
-                names.taken.insert(model.value(v).name.clone());
+                names.taken.insert(name_hash(&model.value(v).name));
             }
             for &n in &graph.nodes {
                 let node = model.node(n);
                 for v in node.inputs.iter().chain(&node.outputs).flatten() {
-                    names.taken.insert(model.value(*v).name.clone());
+                    names.taken.insert(name_hash(&model.value(*v).name));
                 }
             }
         }
@@ -57,22 +66,18 @@ impl Names {
 
     /// `base` if free, else `base_2`, `base_3`, … (the first free one), now taken.
     pub(crate) fn fresh(&mut self, base: &str) -> String {
-        if !base.is_empty() && !self.taken.contains(base) {
-            self.taken.insert(base.to_string());
+        if !base.is_empty() && self.taken.insert(name_hash(base)) {
             return base.to_string();
         }
         let base = if base.is_empty() { "v" } else { base };
-        if !self.next.contains_key(base) {
-            self.next.insert(base.to_string(), 2);
-        }
-        let Some(k) = self.next.get_mut(base) else {
-            return base.to_string();
+        let k = match self.next.get_mut(base) {
+            Some(k) => k,
+            None => self.next.entry(base.to_string()).or_insert(2),
         };
         loop {
             let candidate = format!("{base}_{k}");
             *k += 1;
-            if !self.taken.contains(&candidate) {
-                self.taken.insert(candidate.clone());
+            if self.taken.insert(name_hash(&candidate)) {
                 return candidate;
             }
         }
@@ -82,6 +87,8 @@ impl Names {
 pub(crate) struct Engine {
     pub(crate) functions: FxMap<FunctionKey, FunctionId>,
     names: FxMap<GraphId, Names>,
+    /// How many names a scope tree is expected to gain (room made up front).
+    pub(crate) expected_names: usize,
 }
 
 /// Expands one call (semantics.md §3). The callee is removed when nothing calls it any
@@ -125,6 +132,7 @@ impl Engine {
         Self {
             functions: function_map(model),
             names: FxMap::default(),
+            expected_names: 0,
         }
     }
 
@@ -151,7 +159,11 @@ impl Engine {
         let root = scope_root(model, graph);
         let mut names = match self.names.remove(&root) {
             Some(names) => names,
-            None => Names::of_tree(model, root),
+            None => {
+                let mut names = Names::of_tree(model, root);
+                names.taken.reserve(self.expected_names);
+                names
+            }
         };
         let function = model.function(f).clone();
         let nodes = Copier {
@@ -366,6 +378,14 @@ fn validate(model: &Model, call: NodeId, f: FunctionId) -> Result<(), LibraryErr
     Ok(())
 }
 
+/// The parts of a function body an expansion reads more than once.
+struct BodyParts {
+    inputs: Vec<Option<ValueId>>,
+    outputs: Vec<Option<ValueId>>,
+    nodes: Vec<NodeId>,
+    has_value_info: bool,
+}
+
 /// One expansion: copies the body into the call's graph.
 struct Copier<'a> {
     model: &'a mut Model,
@@ -380,10 +400,19 @@ impl Copier<'_> {
         let call = model.node(self.call).clone();
         let graph = call.graph;
         let body_id = self.function.body;
-        let body = model.graph(body_id).clone();
+        // What the copy needs of the body (not the whole graph: its value infos' types
+        // are copied only where they are used).
+        let source = model.graph(body_id);
+        let body = BodyParts {
+            inputs: source.inputs.iter().map(|i| i.value).collect(),
+            outputs: source.outputs.iter().map(|i| i.value).collect(),
+            nodes: source.nodes.clone(),
+            has_value_info: !source.value_info.is_empty(),
+        };
         let mut map = ValueMap::default();
+        map.reserve(body.nodes.len() * 2 + body.inputs.len());
         for (k, formal) in body.inputs.iter().enumerate() {
-            if let Some(v) = formal.value {
+            if let Some(v) = *formal {
                 map.insert(v, call.inputs.get(k).copied().flatten());
             }
         }
@@ -391,8 +420,7 @@ impl Copier<'_> {
         // produces it; a repeated or pass-through output goes through an Identity.
         let mut identities: Vec<(ValueId, ValueId)> = Vec::new();
         for (k, out) in body.outputs.iter().enumerate() {
-            let (Some(v), Some(target)) = (out.value, call.outputs.get(k).copied().flatten())
-            else {
+            let (Some(v), Some(target)) = (*out, call.outputs.get(k).copied().flatten()) else {
                 continue;
             };
             match map.entry(v) {
@@ -428,18 +456,22 @@ impl Copier<'_> {
             nodes.push(id);
         }
         // Types the body's value_info gives its inner values.
-        for info in &body.value_info {
-            let Some(Some(v)) = info.value.and_then(|v| map.get(&v).copied()) else {
-                continue;
-            };
-            if self.model.values[v].graph == graph
-                && !call.outputs.contains(&Some(v))
-                && !call.inputs.contains(&Some(v))
-            {
-                let mut info = info.clone();
-                info.value = Some(v);
-                self.model.graphs[graph].value_info.push(info);
+        if body.has_value_info {
+            let mut infos = Vec::new();
+            for info in &self.model.graph(body_id).value_info {
+                let Some(Some(v)) = info.value.and_then(|v| map.get(&v).copied()) else {
+                    continue;
+                };
+                if self.model.values[v].graph == graph
+                    && !call.outputs.contains(&Some(v))
+                    && !call.inputs.contains(&Some(v))
+                {
+                    let mut info = info.clone();
+                    info.value = Some(v);
+                    infos.push(info);
+                }
             }
+            self.model.graphs[graph].value_info.extend(infos);
         }
         nodes
     }
@@ -487,8 +519,14 @@ impl Copier<'_> {
             Some(v) => map.get(v).copied().unwrap_or(Some(*v)),
             None => None,
         };
-        let inputs = old.inputs.iter().map(|v| mapped(map, v)).collect();
-        let outputs: Vec<Option<ValueId>> = old.outputs.iter().map(|v| mapped(map, v)).collect();
+        let mut inputs = old.inputs;
+        for v in &mut inputs {
+            *v = mapped(map, v);
+        }
+        let mut outputs = old.outputs;
+        for v in &mut outputs {
+            *v = mapped(map, v);
+        }
         let name = match (prefix, old.name) {
             (Some(p), Some(name)) if !name.is_empty() => Some(format!("{p}/{name}")),
             (_, name) => name,
@@ -500,32 +538,37 @@ impl Copier<'_> {
             overload: old.overload,
             name,
             inputs,
-            outputs: outputs.clone(),
+            outputs,
             attributes: Vec::new(),
             doc_string: old.doc_string,
             metadata_props: old.metadata_props,
             device_configurations: old.device_configurations,
         });
-        for v in outputs.into_iter().flatten() {
-            self.model.values[v].def = ValueDef::Node(id);
+        for k in 0..self.model.nodes[id].outputs.len() {
+            if let Some(Some(v)) = self.model.nodes[id].outputs.get(k).copied() {
+                self.model.values[v].def = ValueDef::Node(id);
+            }
         }
-        let mut attributes = Vec::with_capacity(old.attributes.len());
-        for a in old.attributes {
-            let kind = match &a.kind {
-                AttrKind::Ref { name, ty } => match bind(call, &self.function, name, *ty) {
-                    Ok(Some(kind)) => kind,
-                    // Checked before: an unbound reference is dropped.
-                    _ => continue,
-                },
-                _ => a.kind,
-            };
-            let kind = self.copy_graphs(kind, id, call, map);
-            attributes.push(Attribute {
-                name: a.name,
-                doc_string: a.doc_string,
-                kind,
-            });
-        }
+        // (Collected in place: the old list's allocation is reused.)
+        let attributes = old
+            .attributes
+            .into_iter()
+            .filter_map(|a| {
+                let kind = match &a.kind {
+                    AttrKind::Ref { name, ty } => match bind(call, &self.function, name, *ty) {
+                        Ok(Some(kind)) => kind,
+                        // Checked before: an unbound reference is dropped.
+                        _ => return None,
+                    },
+                    _ => a.kind,
+                };
+                Some(Attribute {
+                    name: a.name,
+                    doc_string: a.doc_string,
+                    kind: self.copy_graphs(kind, id, call, map),
+                })
+            })
+            .collect();
         self.model.nodes[id].attributes = attributes;
         id
     }

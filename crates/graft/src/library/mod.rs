@@ -312,6 +312,9 @@ fn remove_uncalled(
     candidates: &HashSet<FunctionId, FxBuild>,
 ) -> Vec<FunctionKey> {
     let mut removed = Vec::new();
+    if !model.functions.iter().any(|f| candidates.contains(f)) {
+        return removed;
+    }
     loop {
         let functions = function_map(model);
         let mut called: HashSet<FunctionId, FxBuild> =
@@ -323,15 +326,18 @@ fn remove_uncalled(
         }
         let before = model.functions.len();
         let mut kept = Vec::with_capacity(before);
+        let mut gone = Vec::new();
         for &f in &model.functions {
             if candidates.contains(&f) && !called.contains(&f) {
                 removed.push(model.function(f).key());
+                gone.push(model.function(f).body);
             } else {
                 kept.push(f);
             }
         }
         model.functions = kept;
-        if model.functions.len() == before {
+        // Another round only when a removed body called something.
+        if gone.is_empty() || called_from(model, &functions, &gone).is_empty() {
             return removed;
         }
     }
@@ -397,6 +403,23 @@ pub fn inline_calls(model: &mut Model, which: &Which) -> Result<InlineCallsRepor
         .collect();
     align_bodies(&mut work, &chosen_ids)?;
     let mut engine = inline::Engine::new(&work);
+    // Room for the copies of the calls the model's graphs make (nested ones grow the
+    // arenas as usual): big models would otherwise move their arenas several times.
+    let mut added = 0;
+    for root in model_roots(&work) {
+        for g in scope_tree(&work, root) {
+            for &n in &work.graph(g).nodes {
+                if let Some(f) = callee(&work, &engine.functions, n)
+                    && chosen(&work.function(f).key())
+                {
+                    added += work.graph(work.function(f).body).nodes.len();
+                }
+            }
+        }
+    }
+    work.nodes.reserve(added);
+    work.values.reserve(added);
+    engine.expected_names = added;
     let mut touched: HashSet<FunctionId, FxBuild> = HashSet::default();
     let mut calls = 0;
     // The model's graphs first, then the bodies of the functions that are still there
