@@ -35,13 +35,15 @@
 //!   required attribute, an unsupported `stash_type`, `blocksize` ≤ 0, an unknown
 //!   `mode`, a needed element type the model does not state. Where onnx silently
 //!   builds something else, we refuse too: a `Gelu` `approximate` other than
-//!   `none`/`tanh` (onnx reads it as `none`), a non-finite float attribute.
+//!   `none`/`tanh` (onnx reads it as `none`). A non-finite `epsilon` or `alpha` is
+//!   refused as well (not worth spelling as text).
 //! - `CastLike` writes `saturate` on its `Cast` only for a float8 target and
 //!   `round_mode` only for float8e8m0, the targets they apply to. onnx's body passes
 //!   `saturate` whatever the target, which onnxruntime refuses when it is 0 and the
 //!   target is not float8; it drops `round_mode`, which the float8e8m0 cast needs.
 
-#![allow(dead_code)] // wired up by `standard.rs`
+// Wired up by `standard.rs`; no builder reads `CallSite::outputs` (yet).
+#![allow(dead_code)]
 
 use std::fmt::Write as _;
 
