@@ -220,6 +220,11 @@ fn test(root: &Path) -> Result<(), String> {
         .arg(root.join("tests/interop/standard_bodies.py"))
         .arg("--graft")
         .arg(root.join("target/debug/graft")))?;
+    step("interop: context-dependent bodies built by graft against onnx's own (onnxruntime)");
+    run(Command::new(&python)
+        .arg(root.join("tests/interop/standard_numerics.py"))
+        .arg("--graft")
+        .arg(root.join("target/debug/graft")))?;
     step("interop: inlined models against host and guest run separately (onnxruntime)");
     run(Command::new(&python)
         .arg(root.join("tests/interop/inline_verify.py"))

@@ -69,6 +69,25 @@ main (bool c, float[1,2,3,4] x) => (float[1,2,3,4] y) {
 "#,
     ),
     (
+        // Context-dependent: the body is built for this call (its attributes and the
+        // input's element type), then converted from the body's opset 18 to 21.
+        "layernorm-21",
+        r#"<ir_version: 10, opset_import: ["": 21]>
+main (float[2,3,4] x, float[4] scale, float[4] bias) => (float[2,3,4] y) {
+  y = LayerNormalization <axis: int = -1, epsilon: float = 0.001> (x, scale, bias)
+}
+"#,
+    ),
+    (
+        // Clip by which bounds the call passes: only max.
+        "clip-max-only",
+        r#"<ir_version: 10, opset_import: ["": 13]>
+main (float[4] x, float hi) => (float[4] y) {
+  y = Clip(x, , hi)
+}
+"#,
+    ),
+    (
         // A body inside a local function's body.
         "in-function",
         r#"<ir_version: 10, opset_import: ["": 18, "local": 1]>
@@ -154,6 +173,24 @@ main (float[4] x) => (float[4] y) {
     let printed = graft::text::print_model(&m);
     assert_eq!(printed.matches("Softsign").count(), 1, "{printed}");
     verify(&m).expect("valid");
+}
+
+#[test]
+fn a_built_body_needs_the_types_it_depends_on() {
+    // CastLike's body depends on the target's element type, which `t` does not state.
+    let text = r#"<ir_version: 10, opset_import: ["": 19]>
+main (float[4] x, t) => (y) {
+  y = CastLike(x, t)
+}
+"#;
+    let mut m = model(text);
+    let before = graft::text::print_model(&m);
+    let err = expand_standard_ops(&mut m, None).expect_err("needs t's type");
+    assert!(
+        err.to_string().starts_with("cannot expand CastLike: "),
+        "{err}"
+    );
+    assert_eq!(graft::text::print_model(&m), before);
 }
 
 #[test]

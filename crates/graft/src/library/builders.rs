@@ -42,9 +42,6 @@
 //!   `saturate` whatever the target, which onnxruntime refuses when it is 0 and the
 //!   target is not float8; it drops `round_mode`, which the float8e8m0 cast needs.
 
-// Wired up by `standard.rs`; no builder reads `CallSite::outputs` (yet).
-#![allow(dead_code)]
-
 use std::fmt::Write as _;
 
 use crate::ir::{AttrKind, AttrValue, Attribute};
@@ -62,8 +59,6 @@ pub(crate) struct CallSite<'a> {
     /// Per input position: `None` when the call omits it, else its element type
     /// (`TensorProto.DataType` number) when the model states it.
     pub inputs: Vec<Option<Option<i32>>>,
-    /// Per output position: whether the call names it.
-    pub outputs: Vec<bool>,
 }
 
 /// The body of `site.op` at this call site, as function text, when a builder knows the

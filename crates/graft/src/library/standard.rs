@@ -252,7 +252,9 @@ fn expand(model: &mut Model, nodes: &[NodeId]) -> Result<StandardReport, Library
         node.overload = Some(overload);
         ops.push(op);
     }
+    let first_new = work.nodes.len();
     inline_calls(&mut work, &Which::Domain(domain))?;
+    prune_new(&mut work, first_new);
     *model = work;
     ops.sort();
     ops.dedup();
@@ -260,6 +262,56 @@ fn expand(model: &mut Model, nodes: &[NodeId]) -> Result<StandardReport, Library
         expanded: nodes.len(),
         ops,
     })
+}
+
+/// Removes the nodes an expansion added (ids from `first_new` on) whose outputs
+/// nothing reads: the parts of a body computing outputs the call does not name
+/// (LayerNormalization's `Mean` when only `Y` is used). Nodes that were there
+/// before are never touched.
+fn prune_new(model: &mut Model, first_new: usize) {
+    let mut roots = model_roots(model);
+    roots.extend(model.functions.iter().map(|&f| model.function(f).body));
+    let graphs: Vec<_> = roots
+        .into_iter()
+        .flat_map(|r| scope_tree(model, r))
+        .collect();
+    loop {
+        let mut used: std::collections::HashSet<crate::ir::ValueId, crate::hash::FxBuild> =
+            Default::default();
+        for &g in &graphs {
+            let graph = model.graph(g);
+            used.extend(graph.outputs.iter().filter_map(|o| o.value));
+            for &n in &graph.nodes {
+                used.extend(model.node(n).inputs.iter().flatten());
+            }
+        }
+        let mut changed = false;
+        for &g in &graphs {
+            let dead = |n: &NodeId| {
+                n.index() >= first_new
+                    && !model
+                        .node(*n)
+                        .outputs
+                        .iter()
+                        .flatten()
+                        .any(|v| used.contains(v))
+            };
+            if model.graph(g).nodes.iter().any(dead) {
+                let kept: Vec<NodeId> = model
+                    .graph(g)
+                    .nodes
+                    .iter()
+                    .copied()
+                    .filter(|n| !dead(n))
+                    .collect();
+                model.graphs[g].nodes = kept;
+                changed = true;
+            }
+        }
+        if !changed {
+            return;
+        }
+    }
 }
 
 /// The version of the default domain the node's scope imports: the enclosing
@@ -289,7 +341,6 @@ fn site<'a>(model: &'a Model, node: NodeId, schema: &'a OpSchema, opset: i64) ->
             .iter()
             .map(|v| v.map(|v| crate::opset::edit::elem_type(model, v)))
             .collect(),
-        outputs: n.outputs.iter().map(Option::is_some).collect(),
     }
 }
 

@@ -78,7 +78,6 @@ impl Case {
             opset: self.opset,
             attributes: &attributes,
             inputs: self.inputs.iter().map(|t| t.map(Some)).collect(),
-            outputs: vec![true; self.outputs],
         };
         context_dependent_body(&site)
     }
@@ -313,7 +312,6 @@ fn build_with(
         opset,
         attributes: &attributes,
         inputs: inputs.to_vec(),
-        outputs: vec![true],
     })
 }
 
@@ -602,7 +600,6 @@ fn an_attribute_reference_is_refused_not_followed() {
         opset: 13,
         attributes: &attributes,
         inputs: vec![TYPED],
-        outputs: vec![true],
     });
     assert!(err(r).contains("not a value"));
 }
