@@ -346,5 +346,16 @@ fn bench(root: &Path) -> Result<(), String> {
             .env("GRAFT_CORPUS", &corpus_dir)
             .current_dir(root))?;
     }
+    println!("== inline every local function call: peer onnx.inliner on the library bench's chain");
+    let chain = root.join("target/bench/chain_250x40.onnx");
+    run(Command::new(root.join("target/release/graft"))
+        .arg("parse")
+        .arg(root.join("target/bench/chain_250x40.onnxtxt"))
+        .arg("--output")
+        .arg(&chain))?;
+    run(Command::new(&python)
+        .arg(root.join("tests/interop/inliner_bench.py"))
+        .arg(&chain)
+        .args(["--runs", "30"]))?;
     Ok(())
 }

@@ -39,9 +39,14 @@ fn library(c: &mut Criterion) {
         )
     });
     // One function of 40 nodes called 250 times (10,001 nodes once inlined); the
-    // same text as the `library` test's, written to a file by
-    // `graft parse` for inliner_bench.py.
-    let Ok(chain) = graft::text::parse_model(&many_calls(250)) else {
+    // same text as the `library` test's, written to target/bench for `cargo xtask
+    // bench`, which times the peer on it.
+    let text = many_calls(250);
+    let out = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../target/bench");
+    if std::fs::create_dir_all(&out).is_ok() {
+        let _ = std::fs::write(out.join("chain_250x40.onnxtxt"), &text);
+    }
+    let Ok(chain) = graft::text::parse_model(&text) else {
         return;
     };
     let chain = chain.model;
