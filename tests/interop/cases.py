@@ -55,6 +55,7 @@ HEADER_KEYS = {
     "inline",
     "expect-specialize",
     "specialize",
+    "inline-calls",
     "expect-roundtrip",
     "reference",
     "input",

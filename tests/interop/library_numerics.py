@@ -2,7 +2,7 @@
 """onnxruntime outputs of models against their fully inlined copies (`graft
 inline-functions`), for the function library.
 
-usage: library_numerics.py [--graft PATH] [--corpus DIR]
+usage: library_numerics.py [--graft PATH] [--corpus DIR] [--fixtures]
 
 For each model: run it in onnxruntime with seeded random inputs, inline every local
 function with the graft binary, run the result, compare every output
@@ -10,6 +10,13 @@ function with the graft binary, run the result, compare every output
 instead of an overload called inside a function body, so for overloads.onnx the
 original's numbers are not an oracle; there the inlined copy is run alone and the
 script says so. Prints one line per model; exit 1 on any mismatch or failure.
+
+With --fixtures it also runs the snapshots of `crates/graft/tests/library/` (the
+results of the `# inline-calls:` lines of fixtures 31-60, read back with `graft parse`,
+what is left of local calls expanded by specialize_numerics.py's small inliner) against
+their fixture section's `# reference:` lines, as `cases.py` runs the originals: with
+specialize_numerics.py --fixtures, every acceptance case with references is checked
+original = specialized = inlined.
 """
 
 from __future__ import annotations
@@ -59,11 +66,56 @@ def run(path: Path, inputs: dict[str, np.ndarray]) -> list[np.ndarray]:
     return session.run(None, inputs)
 
 
+def fixtures(graft: str, tmp: str) -> int:
+    """Failures among the snapshots of inlined fixtures checked by reference."""
+    sys.path.insert(0, str(Path(__file__).parent))
+    import cases
+    from specialize_numerics import expand
+
+    failures = runs = 0
+    snapshots = ROOT / "crates/graft/tests/library"
+    for path in sorted(cases.CASES.glob("*.onnxtxt")):
+        nn = path.name[:2]
+        k = 0  # runs are numbered per file (tests/library.rs)
+        for section in cases.read_fixture(path):
+            for line in section.headers.get("inline-calls", []):
+                k += 1
+                name = nn if k == 1 else f"{nn}-{k}"
+                snap = snapshots / f"{name}.expected.onnxtxt"
+                if not section.headers.get("reference") or not snap.exists():
+                    continue
+                if snap.read_text().startswith("error:"):
+                    continue
+                onnx_path = Path(tmp) / f"{name}.inlined.onnx"
+                done = subprocess.run(
+                    [graft, "parse", str(snap), "-o", str(onnx_path)],
+                    capture_output=True,
+                    text=True,
+                )
+                if done.returncode != 0:
+                    print(f"FAIL {name} [{line}]: graft parse: {done.stderr.strip()}")
+                    failures += 1
+                    continue
+                expanded = expand(onnx.load(str(onnx_path)))
+                run_path = Path(tmp) / f"{name}.run.onnx"
+                onnx.save(expanded, str(run_path))
+                problems = cases.run_ort(run_path, expanded, section)
+                runs += 1
+                if problems:
+                    print(f"FAIL {name} [{line}]: " + "; ".join(problems))
+                    failures += 1
+                else:
+                    print(f"ok   {name} [{line}]: matches the references")
+    print(f"inlined fixtures: {runs} runs checked by reference, {failures} failed")
+    return failures
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--graft", default=str(ROOT / "target" / "debug" / "graft"))
     corpus = os.environ.get("GRAFT_CORPUS", str(ROOT / "target" / "corpus"))
     parser.add_argument("--corpus", default=corpus)
+    parser.add_argument("--fixtures", action="store_true")
     args = parser.parse_args()
     generated = Path(args.corpus) / "generated"
     models = [
@@ -76,6 +128,8 @@ def main() -> int:
     ]
     failed = 0
     with tempfile.TemporaryDirectory() as tmp:
+        if args.fixtures:
+            failed += fixtures(args.graft, tmp)
         for path, oracle in models:
             inlined = Path(tmp) / f"{path.stem}.inlined.onnx"
             done = subprocess.run(

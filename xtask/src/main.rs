@@ -213,6 +213,7 @@ fn test(root: &Path) -> Result<(), String> {
         .arg(root.join("tests/interop/library_numerics.py"))
         .arg("--graft")
         .arg(root.join("target/debug/graft"))
+        .arg("--fixtures")
         .arg("--corpus")
         .arg(&corpus_dir))?;
     step("interop: standard ops expanded into their function bodies, against the op (onnxruntime)");
