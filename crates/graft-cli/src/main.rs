@@ -137,6 +137,13 @@ struct SpecializeArgs {
     /// Specialize every call whose attributes are all constant.
     #[arg(long)]
     all: bool,
+    /// With --all: only the calls of this function (any overload of the name).
+    #[arg(long, value_name = "DOMAIN.NAME", requires = "all")]
+    function: Option<String>,
+    /// Keep this function even when no call of it is left (without :OVERLOAD, the
+    /// generic).
+    #[arg(long, value_name = "DOMAIN.NAME[:OVERLOAD]")]
+    keep: Vec<String>,
 }
 
 #[derive(clap::Args)]
@@ -353,6 +360,8 @@ fn emit(text: &str) {
     let _ = out.write_all(text.as_bytes()).and_then(|()| out.flush());
 }
 
+/// `DOMAIN.NAME[:OVERLOAD]` as a key (no overload: the generic's; no domain: the
+/// default domain).
 fn function_key(spec: &str) -> graft::ir::FunctionKey {
     let (path, overload) = spec.split_once(':').unwrap_or((spec, ""));
     let (domain, name) = path.rsplit_once('.').unwrap_or(("", path));
@@ -601,25 +610,14 @@ fn inline_functions(args: &InlineFunctionsArgs) -> Result<ExitCode, Failure> {
     use graft::library::Which;
     let mut which = Vec::new();
     for spec in &args.function {
-        let (path, overload) = match spec.split_once(':') {
-            Some((p, o)) => (p, Some(o)),
-            None => (spec.as_str(), None),
-        };
-        let (domain, name) = path.rsplit_once('.').ok_or_else(|| {
-            Failure(format!(
-                "--function takes DOMAIN.NAME[:OVERLOAD], not {spec:?}"
-            ))
-        })?;
-        which.push(match overload {
-            Some(o) => Which::Key(graft::ir::FunctionKey {
-                domain: graft::ir::normalize_domain(domain).to_string(),
-                name: name.to_string(),
-                overload: o.to_string(),
-            }),
-            None => Which::Name {
-                domain: domain.to_string(),
-                name: name.to_string(),
-            },
+        let key = function_key(spec);
+        which.push(if spec.contains(':') {
+            Which::Key(key)
+        } else {
+            Which::Name {
+                domain: key.domain,
+                name: key.name,
+            }
         });
     }
     let standard = args.standard || !args.op.is_empty();
@@ -740,13 +738,20 @@ fn specialize(args: &SpecializeArgs) -> Result<ExitCode, Failure> {
             }
         }
     }
+    let mut options = graft::specialize::SpecializeOptions::default();
+    for spec in &args.keep {
+        options.keep.push(function_key(spec));
+    }
+    if let Some(spec) = &args.function {
+        options.only = Some(function_key(spec));
+    }
     let mut model = open_any(&args.model)?;
     let result = match &args.node {
         Some(name) => match graft::specialize::find_node(&model, name) {
-            Some(node) => graft::specialize::specialize(&mut model, node, &attrs),
+            Some(node) => graft::specialize::specialize_with(&mut model, node, &attrs, &options),
             None => Err(graft::specialize::SpecializeError::NoSuchNode(name.clone())),
         },
-        None => graft::specialize::specialize_all(&mut model),
+        None => graft::specialize::specialize_all_with(&mut model, &options),
     };
     let report = match result {
         Ok(report) => report,

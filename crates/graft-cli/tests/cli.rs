@@ -716,3 +716,45 @@ fn specialize_a_call_or_all_and_fail_cleanly() {
         assert!(!nothing.exists());
     }
 }
+
+#[test]
+fn specialize_one_function_keeping_its_generic() {
+    let model = temp("spec-keep-in.onnxtxt");
+    std::fs::write(
+        &model,
+        "<ir_version: 10, opset_import: [\"\": 17, \"local\": 1]>\nmain (float[4] x) => (float[4] y, float[4] w) {\n  y = local.F <alpha = 0.2> (x)\n  w = local.H <beta = 2.0> (x)\n}\n<domain: \"local\", opset_import: [\"\": 17]>\nF <alpha> (x) => (y) {\n  y = LeakyRelu <alpha: float = @alpha> (x)\n}\n<domain: \"local\", opset_import: [\"\": 17]>\nH <beta> (x) => (y) {\n  b = Constant <value_float: float = @beta> ()\n  y = Mul(x, b)\n}\n",
+    )
+    .expect("write model");
+    let s = |p: &Path| p.to_str().unwrap_or("").to_string();
+    let out_text = temp("spec-keep-out.onnxtxt");
+    let run = |extra: &[&str]| {
+        let mut args = vec!["specialize", &s(&model), "-o", &s(&out_text), "--all"]
+            .into_iter()
+            .map(String::from)
+            .collect::<Vec<_>>();
+        args.extend(extra.iter().map(|a| a.to_string()));
+        let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+        let out = graft(&refs);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        (
+            String::from_utf8_lossy(&out.stdout).to_string(),
+            std::fs::read_to_string(&out_text).expect("output written"),
+        )
+    };
+    // Only H's call; H goes once uncalled.
+    let (stdout, text) = run(&["--function", "local.H"]);
+    assert!(
+        stdout.contains("call w -> local.H:beta_2 (new)"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("removed local.H"), "{stdout}");
+    assert!(text.contains("local.F <alpha = 0.2> (x)"), "{text}");
+    // Kept, the generic stays.
+    let (stdout, text) = run(&["--function", "local.H", "--keep", "local.H"]);
+    assert!(!stdout.contains("removed local.H"), "{stdout}");
+    assert!(text.contains("\nH <beta>"), "{text}");
+}

@@ -18,7 +18,10 @@ mod support;
 use std::path::{Path, PathBuf};
 
 use graft::Model;
-use graft::specialize::{SpecializeReport, find_node, specialize, specialize_all, use_overload};
+use graft::specialize::{
+    SpecializeOptions, SpecializeReport, find_node, specialize, specialize_all,
+    specialize_all_with, specialize_with, use_overload,
+};
 use support::{case_number, fixtures, sections, survives_round_trip};
 
 fn step(model: &mut Model, text: &str) -> Result<Result<SpecializeReport, String>, String> {
@@ -465,4 +468,90 @@ Scale <alpha> (x) => (y) {
     // Back to the generic: the call no longer names an overload.
     use_overload(&mut m, z, "").expect("back to the generic");
     assert_eq!(m.node(z).overload(), "");
+}
+
+/// Case 57's model: F called from main and from G's body, H called once.
+const CASE_57: &str = r#"<ir_version: 10, opset_import: ["": 17, "local": 1]>
+main (float[4] x) => (float[4] y, float[4] z, float[4] w) {
+  y = local.F <alpha = 0.2> (x)
+  z = local.G <a = 0.5> (x)
+  w = local.H <beta = 2.0> (x)
+}
+<domain: "local", opset_import: ["": 17]>
+F <alpha> (x) => (y) {
+  y = LeakyRelu <alpha: float = @alpha> (x)
+}
+<domain: "local", opset_import: ["": 17, "local": 1]>
+G <a> (x) => (y) {
+  y = local.F <alpha: float = @a> (x)
+}
+<domain: "local", opset_import: ["": 17]>
+H <beta> (x) => (y) {
+  b = Constant <value_float: float = @beta> ()
+  y = Mul(x, b)
+}
+"#;
+
+fn function_keys(m: &Model) -> Vec<String> {
+    m.functions
+        .iter()
+        .map(|&f| m.function(f).key().to_string())
+        .collect()
+}
+
+fn key(domain: &str, name: &str) -> graft::ir::FunctionKey {
+    graft::ir::FunctionKey {
+        domain: domain.into(),
+        name: name.into(),
+        overload: String::new(),
+    }
+}
+
+#[test]
+fn a_kept_generic_stays_after_its_last_call_is_specialized() {
+    let model = || graft::text::parse_model(CASE_57).expect("parses").model;
+    // Without keep, H goes with its only call (case 57).
+    let mut m = model();
+    let w = find_node(&m, "w").expect("w");
+    let report = specialize(&mut m, w, &[]).expect("specializes");
+    assert!(report.removed.iter().any(|k| k.name == "H"), "{report:?}");
+    assert!(!function_keys(&m).contains(&"local.H".to_string()));
+    // Kept (shown in the library), it stays.
+    let mut m = model();
+    let keep = SpecializeOptions {
+        keep: vec![key("local", "H")],
+        ..Default::default()
+    };
+    let report = specialize_with(&mut m, w, &[], &keep).expect("specializes");
+    assert!(report.removed.is_empty(), "{report:?}");
+    let keys = function_keys(&m);
+    assert!(keys.contains(&"local.H".to_string()), "{keys:?}");
+    assert!(keys.iter().any(|k| k.starts_with("local.H:")), "{keys:?}");
+    check_no_errors(&m);
+}
+
+#[test]
+fn specialize_all_of_one_function_leaves_the_others() {
+    let mut m = graft::text::parse_model(CASE_57).expect("parses").model;
+    let only = SpecializeOptions {
+        only: Some(key("local", "H")),
+        ..Default::default()
+    };
+    let report = specialize_all_with(&mut m, &only).expect("specializes");
+    assert_eq!(report.calls.len(), 1, "{report:?}");
+    assert!(report.calls.iter().all(|c| c.overload.name == "H"));
+    let printed = graft::text::print_model(&m);
+    assert!(printed.contains("local.F <alpha = 0.2> (x)"), "{printed}");
+    assert!(printed.contains("local.G <a = 0.5> (x)"), "{printed}");
+    check_no_errors(&m);
+}
+
+fn check_no_errors(m: &Model) {
+    let errors: Vec<String> = graft::check::check(m)
+        .iter()
+        .filter(|d| d.severity == graft::Severity::Error)
+        .map(|d| d.to_string())
+        .collect();
+    assert!(errors.is_empty(), "{errors:?}");
+    survives_round_trip(m).expect("round trip");
 }

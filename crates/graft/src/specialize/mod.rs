@@ -49,6 +49,17 @@ pub struct SpecializeReport {
     pub removed_nodes: usize,
 }
 
+/// Choices a specialization takes.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SpecializeOptions {
+    /// Functions kept even when no call is left (the library's "keep shown",
+    /// semantics.md case 57); others a run leaves uncalled are removed.
+    pub keep: Vec<FunctionKey>,
+    /// For [`specialize_all_with`]: only the calls of this function's name (domain and
+    /// name; any overload). `None`: every call.
+    pub only: Option<FunctionKey>,
+}
+
 /// One call and the overload it now names.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SpecializedCall {
@@ -193,8 +204,19 @@ pub fn specialize(
     call: NodeId,
     attrs: &[Attribute],
 ) -> Result<SpecializeReport, SpecializeError> {
+    specialize_with(model, call, attrs, &SpecializeOptions::default())
+}
+
+/// [`specialize`] with options (`only` does not apply).
+pub fn specialize_with(
+    model: &mut Model,
+    call: NodeId,
+    attrs: &[Attribute],
+    options: &SpecializeOptions,
+) -> Result<SpecializeReport, SpecializeError> {
     let mut work = model.clone();
     let mut s = Specializer::new(&work)?;
+    s.keep = options.keep.iter().cloned().collect();
     if work.nodes.get(call).is_none() {
         return Err(SpecializeError::NoSuchNode(format!("{call:?}")));
     }
@@ -248,8 +270,17 @@ pub fn specialize(
 /// all values: those in the main graph (and its subgraphs and training graphs) first,
 /// then those in the bodies of the functions that remain. All or nothing.
 pub fn specialize_all(model: &mut Model) -> Result<SpecializeReport, SpecializeError> {
+    specialize_all_with(model, &SpecializeOptions::default())
+}
+
+/// [`specialize_all`] with options: only the calls of one function, functions kept.
+pub fn specialize_all_with(
+    model: &mut Model,
+    options: &SpecializeOptions,
+) -> Result<SpecializeReport, SpecializeError> {
     let mut work = model.clone();
     let mut s = Specializer::new(&work)?;
+    s.keep = options.keep.iter().cloned().collect();
     let mut roots: Vec<GraphId> = work.graph.into_iter().collect();
     for t in &work.training_info {
         roots.extend(t.initialization);
@@ -268,6 +299,13 @@ pub fn specialize_all(model: &mut Model) -> Result<SpecializeReport, SpecializeE
             continue;
         };
         let f = work.function(callee);
+        if let Some(only) = &options.only
+            && (normalize_domain(f.domain.as_deref().unwrap_or(""))
+                != normalize_domain(&only.domain)
+                || f.name.as_deref().unwrap_or("") != only.name)
+        {
+            continue;
+        }
         let node = work.node(n);
         let has_attrs = !f.attribute.is_empty()
             || !f.attribute_proto.is_empty()
@@ -331,6 +369,8 @@ struct Specializer {
     functions: HashMap<FunctionKey, FunctionId>,
     /// Functions that may have lost their last call.
     touched: HashSet<FunctionKey>,
+    /// Functions never removed for lack of calls.
+    keep: HashSet<FunctionKey>,
     /// Overloads this run made or found equal to what it would make.
     made: HashSet<FunctionId>,
     /// How deep nested specialization is (bounded: the recursion uses the stack).
@@ -353,6 +393,7 @@ impl Specializer {
         let s = Self {
             functions,
             touched: HashSet::new(),
+            keep: HashSet::new(),
             made: HashSet::new(),
             depth: 0,
             report: SpecializeReport::default(),
@@ -604,7 +645,9 @@ impl Specializer {
             let mut removed = Vec::new();
             model.functions.retain(|&f| {
                 let key = model.function_arena[f].key();
-                let drop = self.touched.contains(&key) && !called.contains(&key);
+                let drop = self.touched.contains(&key)
+                    && !called.contains(&key)
+                    && !self.keep.contains(&key);
                 if drop {
                     removed.push(key);
                 }
