@@ -1181,3 +1181,58 @@ assert np.allclose(run(path)[0], run({original:?})[0])
     })
     .unwrap_or_else(|e| panic!("{e}\n{}", app.diagnosis()));
 }
+
+#[test]
+fn the_library_specializes_all_calls_and_keeps_the_generic_when_asked() {
+    if !e2e::enabled() {
+        return;
+    }
+    let app = App::open();
+    app.wait("graph-ready");
+    let open_entry = |app: &App| {
+        let name = app
+            .browser
+            .wait_for(
+                &format!("{} .lib-name", testid("library-function")),
+                e2e::TIMEOUT,
+            )
+            .unwrap();
+        app.browser.click(&name).unwrap();
+    };
+    let library = |app: &App| app.browser.text(&app.wait("function-library")).unwrap();
+    // Kept: both calls get overloads and the generic stays listed.
+    open_entry(&app);
+    app.browser.click(&app.wait("lib-keep")).unwrap();
+    app.browser.click(&app.wait("lib-specialize-all")).unwrap();
+    wait_until(e2e::TIMEOUT, "the overloads in the library", || {
+        let text = library(&app);
+        Ok(
+            (text.contains("ScaledTanh:alpha_0p5") && text.contains("ScaledTanh:alpha_1"))
+                .then_some(text),
+        )
+    })
+    .unwrap_or_else(|e| panic!("{e}\n{}", app.diagnosis()));
+    assert_eq!(
+        app.browser
+            .find_all(&testid("library-function"))
+            .unwrap()
+            .len(),
+        3,
+        "the generic is kept: {}",
+        library(&app)
+    );
+    // Undo, un-keep, again: the generic goes.
+    app.browser.click(&app.wait("undo")).unwrap();
+    wait_until(e2e::TIMEOUT, "the generic alone", || {
+        Ok((!library(&app).contains("alpha_0p5")).then_some(()))
+    })
+    .unwrap();
+    open_entry(&app);
+    app.browser.click(&app.wait("lib-keep")).unwrap();
+    app.browser.click(&app.wait("lib-specialize-all")).unwrap();
+    wait_until(e2e::TIMEOUT, "two overloads and no generic", || {
+        let n = app.browser.find_all(&testid("library-function"))?.len();
+        Ok((n == 2 && library(&app).contains("alpha_0p5")).then_some(()))
+    })
+    .unwrap_or_else(|e| panic!("{e}\n{}", library(&app)));
+}

@@ -486,6 +486,17 @@ fn FunctionLibrary(on_jump: impl Fn(ItemId) + Copy + Send + Sync + 'static) -> i
                             "Inline all calls"
                         </button>
                         <button
+                            data-testid="lib-specialize-all"
+                            title="Specialize every call whose attributes are all constant into its overload (undo with Ctrl+Z)"
+                            disabled=move || sites.get().is_empty()
+                            on:click=move |_| {
+                                state.library_specialize_all(index);
+                                close();
+                            }
+                        >
+                            "Specialize all calls"
+                        </button>
+                        <button
                             data-testid="lib-delete"
                             title="Remove the function (only when nothing calls it)"
                             disabled=move || !sites.get().is_empty()
@@ -512,6 +523,15 @@ fn FunctionLibrary(on_jump: impl Fn(ItemId) + Copy + Send + Sync + 'static) -> i
                             <button type="submit" data-testid="lib-rename">"Rename"</button>
                         </form>
                     </div>
+                    <label class="lib-keep" title="Specializing its last call does not remove it from the library">
+                        <input
+                            type="checkbox"
+                            data-testid="lib-keep"
+                            prop:checked=move || state.library_kept(index)
+                            on:change=move |e| state.library_keep(index, event_target_checked(&e))
+                        />
+                        " keep when no call is left"
+                    </label>
                     <ul class="search-results">
                         <For each=move || sites.get() key=|h| h.item let:hit>
                             <li data-testid="call-site" on:click=move |_| on_jump(hit.item)>

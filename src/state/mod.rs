@@ -139,6 +139,9 @@ pub struct Session {
     draft: Option<inline::Draft>,
     /// Models before each applied inline, newest last (Undo).
     history: Vec<OpenModel>,
+    /// Functions the user keeps in the library even when no call is left
+    /// (specialization removes other generics it leaves uncalled).
+    kept: std::collections::BTreeSet<graft::ir::FunctionKey>,
 }
 
 impl Session {
@@ -186,6 +189,7 @@ impl Session {
                 self.work = None;
                 self.draft = None;
                 self.history.clear();
+                self.kept.clear();
             }
             Err(message) => self.error = Some(message),
         }
@@ -433,11 +437,53 @@ impl Session {
                 }
             }
         };
+        let options = self.specialize_options(None);
         self.edit("Specializing the call", |m| {
-            graft::specialize::specialize(m, node, &attrs)
+            graft::specialize::specialize_with(m, node, &attrs, &options)
                 .map(drop)
                 .map_err(|e| e.to_string())
         })
+    }
+
+    fn specialize_options(
+        &self,
+        only: Option<graft::ir::FunctionKey>,
+    ) -> graft::specialize::SpecializeOptions {
+        graft::specialize::SpecializeOptions {
+            keep: self.kept.iter().cloned().collect(),
+            only,
+        }
+    }
+
+    /// Specializes every call of the `index`-th function whose attributes are all
+    /// constant (the library panel's action; undoable).
+    pub fn library_specialize_all(&mut self, index: usize) -> bool {
+        let Some(key) = self.function_key(index) else {
+            return false;
+        };
+        let options = self.specialize_options(Some(key.clone()));
+        self.edit(&format!("Specializing the calls of {key}"), |m| {
+            graft::specialize::specialize_all_with(m, &options)
+                .map(drop)
+                .map_err(|e| e.to_string())
+        })
+    }
+
+    /// Whether the `index`-th function stays in the library when no call is left.
+    pub fn library_kept(&self, index: usize) -> bool {
+        self.function_key(index)
+            .is_some_and(|key| self.kept.contains(&key))
+    }
+
+    /// Keeps the `index`-th function in the library when no call is left, or not.
+    pub fn library_keep(&mut self, index: usize, keep: bool) {
+        if let Some(key) = self.function_key(index) {
+            if keep {
+                self.kept.insert(key);
+            } else {
+                self.kept.remove(&key);
+            }
+        }
     }
 
     /// Points a call at another existing overload of its function (undoable).
@@ -1170,6 +1216,22 @@ impl AppState {
         self.session.update(|s| {
             s.library_inline_all(index);
         });
+    }
+
+    pub fn library_specialize_all(self, index: usize) {
+        let started = platform::now_ms();
+        self.session.update(|s| {
+            s.library_specialize_all(index);
+        });
+        platform::publish_timing("specialize_ms", platform::now_ms() - started);
+    }
+
+    pub fn library_kept(self, index: usize) -> bool {
+        self.session.with(|s| s.library_kept(index))
+    }
+
+    pub fn library_keep(self, index: usize, keep: bool) {
+        self.session.update(|s| s.library_keep(index, keep));
     }
 
     pub fn library_delete(self, index: usize) {
