@@ -1069,6 +1069,14 @@ fn a_call_attribute_edit_specializes_live_undo_and_export() {
     app.wait("call-editor");
     assert_eq!(app.text("call-overload"), "generic");
     let alpha = app.wait("call-attr-alpha");
+    // An invalid value is refused as it is typed, and nothing changes.
+    app.browser.clear(&alpha).unwrap();
+    app.browser.send_keys(&alpha, "[1, 2]").unwrap();
+    let error = app.text("call-attr-error");
+    assert!(error.contains("takes a float"), "{error}");
+    app.browser.send_keys(&alpha, "\u{E004}").unwrap();
+    assert_eq!(app.text("call-overload"), "generic");
+    let alpha = app.wait("call-attr-alpha");
     app.browser.clear(&alpha).unwrap();
     app.browser.send_keys(&alpha, "0.2\u{E004}").unwrap();
     wait_for_graph_text(&app, "alpha_0p2", "the call to show its new overload");

@@ -354,6 +354,9 @@ fn Properties(selected: RwSignal<Option<ItemId>>) -> impl IntoView {
                         let name = name.clone();
                         let placeholder = default.clone().map_or_else(|| "required".to_string(), |d| format!("default {d}"));
                         let testid = format!("call-attr-{name}");
+                        // Checked as the user types; only a valid value is applied.
+                        let problem = RwSignal::new(None::<String>);
+                        let (check_name, set_name) = (name.clone(), name.clone());
                         view! {
                             <tr>
                                 <td>{name.clone()}</td>
@@ -361,15 +364,25 @@ fn Properties(selected: RwSignal<Option<ItemId>>) -> impl IntoView {
                                     <input
                                         type="text"
                                         data-testid=testid
+                                        class:invalid=move || problem.get().is_some()
                                         placeholder=placeholder
                                         prop:value=given.clone().unwrap_or_default()
+                                        on:input=move |e| {
+                                            let value = event_target_value(&e);
+                                            problem.set(if value.trim().is_empty() {
+                                                None
+                                            } else {
+                                                state.check_call_attribute(node, &check_name, &value).err()
+                                            });
+                                        }
                                         on:change=move |e| {
                                             let value = event_target_value(&e);
-                                            if !value.trim().is_empty() {
-                                                state.specialize_call(node, format!("{name} = {value}"));
+                                            if !value.trim().is_empty() && problem.get_untracked().is_none() {
+                                                state.set_call_attribute(node, set_name.clone(), value);
                                             }
                                         }
                                     />
+                                    {move || problem.get().map(|p| view! { <div class="attr-error" data-testid="call-attr-error">{p}</div> })}
                                 </td>
                             </tr>
                         }

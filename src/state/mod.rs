@@ -445,6 +445,38 @@ impl Session {
         })
     }
 
+    /// Checks a value typed into the call editor for attribute `name` of `node`'s
+    /// function (parses, and has the declared type).
+    pub fn check_call_attribute(
+        &self,
+        node: graft::ir::NodeId,
+        name: &str,
+        value: &str,
+    ) -> Result<graft::ir::Attribute, String> {
+        let model = &self.open.as_ref().ok_or("no model")?.model;
+        let ty =
+            generic_of(model, node).and_then(|f| graft::specialize::attribute_type(model, f, name));
+        graft::specialize::parse_call_attribute(name, value, ty)
+    }
+
+    /// Sets one compile-time attribute of a call and specializes it (undoable); an
+    /// invalid value is refused with its error.
+    pub fn set_call_attribute(&mut self, node: graft::ir::NodeId, name: &str, value: &str) -> bool {
+        let attribute = match self.check_call_attribute(node, name, value) {
+            Ok(a) => a,
+            Err(e) => {
+                self.error = Some(format!("{name} = {value}: {e}"));
+                return false;
+            }
+        };
+        let options = self.specialize_options(None);
+        self.edit("Specializing the call", |m| {
+            graft::specialize::specialize_with(m, node, &[attribute], &options)
+                .map(drop)
+                .map_err(|e| e.to_string())
+        })
+    }
+
     fn specialize_options(
         &self,
         only: Option<graft::ir::FunctionKey>,
@@ -778,6 +810,16 @@ pub struct CallEditor {
     pub overloads: Vec<String>,
     /// Name, default (`None`: no default), the call's value (`None`: not given).
     pub attributes: Vec<(String, Option<String>, Option<String>)>,
+}
+
+/// The generic function `node` calls (the call may name an overload of it).
+fn generic_of(model: &Model, node: graft::ir::NodeId) -> Option<graft::ir::FunctionId> {
+    let n = model.nodes.get(node)?;
+    model.find_function(&graft::ir::FunctionKey {
+        domain: graft::ir::normalize_domain(n.domain()).to_string(),
+        name: n.op_type().to_string(),
+        overload: String::new(),
+    })
 }
 
 /// The attribute editor of the call `node`: declared attributes come from the generic
@@ -1190,6 +1232,24 @@ impl AppState {
         self.session
             .try_update_untracked(|s| s.call_sites(index))
             .unwrap_or_default()
+    }
+
+    pub fn check_call_attribute(
+        self,
+        node: graft::ir::NodeId,
+        name: &str,
+        value: &str,
+    ) -> Result<(), String> {
+        self.session
+            .with(|s| s.check_call_attribute(node, name, value).map(drop))
+    }
+
+    pub fn set_call_attribute(self, node: graft::ir::NodeId, name: String, value: String) {
+        let started = platform::now_ms();
+        self.session.update(|s| {
+            s.set_call_attribute(node, &name, &value);
+        });
+        platform::publish_timing("specialize_ms", platform::now_ms() - started);
     }
 
     pub fn specialize_call(self, node: graft::ir::NodeId, attributes: String) {

@@ -555,3 +555,22 @@ fn check_no_errors(m: &Model) {
     assert!(errors.is_empty(), "{errors:?}");
     survives_round_trip(m).expect("round trip");
 }
+
+#[test]
+fn call_attribute_values_are_checked_against_the_declared_type() {
+    use graft::ir::{AttrType, AttrValue};
+    use graft::specialize::{attribute_type, parse_call_attribute};
+    let m = graft::text::parse_model(CASE_57).expect("parses").model;
+    let f = m.find_function(&key("local", "H")).expect("H");
+    // No default: the type comes from the body's reference.
+    assert_eq!(attribute_type(&m, f, "beta"), Some(AttrType::Float));
+    assert_eq!(attribute_type(&m, f, "gamma"), None);
+    let two = parse_call_attribute("beta", "2", Some(AttrType::Float)).expect("2 is a float");
+    assert_eq!(two.value(), Some(&AttrValue::Float(2.0)));
+    for bad in ["abc", "[1, 2]", "\"x\"", "", "1, gamma = 2"] {
+        let err = parse_call_attribute("beta", bad, Some(AttrType::Float));
+        assert!(err.is_err(), "{bad:?} accepted: {err:?}");
+    }
+    let axes = parse_call_attribute("axes", "[0, 1]", None).expect("untyped list");
+    assert_eq!(axes.value(), Some(&AttrValue::Ints(vec![0, 1])));
+}

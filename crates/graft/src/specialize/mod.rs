@@ -323,6 +323,53 @@ pub fn specialize_all_with(
     Ok(s.report)
 }
 
+/// The type a function's declared attribute takes: its default's, else the type the
+/// body's references to it use; `None` when it has neither (nothing to check against).
+pub fn attribute_type(model: &Model, f: FunctionId, name: &str) -> Option<crate::ir::AttrType> {
+    let function = model.function(f);
+    if let Some(v) = function
+        .attribute_proto
+        .iter()
+        .find(|a| a.name() == name)
+        .and_then(Attribute::value)
+    {
+        return Some(v.attr_type());
+    }
+    nodes_under(model, function.body).into_iter().find_map(|n| {
+        model.node(n).attributes.iter().find_map(|a| match &a.kind {
+            AttrKind::Ref { name: r, ty } if r == name => Some(*ty),
+            _ => None,
+        })
+    })
+}
+
+/// Checks a value typed into a call's attribute editor: `value` in ONNX text (`0.2`,
+/// `[0, 1]`, `"tanh"`) for attribute `name` of type `ty` (when known). Returns the
+/// attribute, typed as declared (`2` for a float attribute is `2.0`), or the error.
+pub fn parse_call_attribute(
+    name: &str,
+    value: &str,
+    ty: Option<crate::ir::AttrType>,
+) -> Result<Attribute, String> {
+    let text = match ty {
+        Some(ty) => format!("{name}: {} = {value}", ty.name()),
+        None => format!("{name} = {value}"),
+    };
+    let mut parsed = crate::text::parse_attributes(&text).map_err(|e| e.message)?;
+    let attribute = match (parsed.pop(), parsed.is_empty()) {
+        (Some(a), true) if a.name() == name => a,
+        _ => return Err(format!("give one value for {name}")),
+    };
+    match (ty, attribute.value().map(AttrValue::attr_type)) {
+        (Some(want), Some(got)) if want != got => Err(format!(
+            "{name} takes a {}, not a {}",
+            want.name(),
+            got.name()
+        )),
+        _ => Ok(attribute),
+    }
+}
+
 /// The node a user names: a node name, else the name of one of its outputs. Searches
 /// the main graph, its subgraphs, training graphs and function bodies.
 pub fn find_node(model: &Model, name: &str) -> Option<NodeId> {
