@@ -165,14 +165,28 @@ impl Engine {
                 names
             }
         };
-        let function = model.function(f).clone();
-        let nodes = Copier {
+        // The copy reads the function while it adds to the model: lend it out of the
+        // arena (no clone) and put it back.
+        let placeholder = Function {
+            name: None,
+            domain: None,
+            overload: None,
+            body: model.function(f).body,
+            attribute: Vec::new(),
+            attribute_proto: Vec::new(),
+            doc_string: None,
+            opset_import: Vec::new(),
+            metadata_props: Vec::new(),
+        };
+        let function = std::mem::replace(&mut model.function_arena[f], placeholder);
+        let (nodes, function) = Copier {
             model: &mut *model,
             names: &mut names,
             call,
             function,
         }
         .run();
+        model.function_arena[f] = function;
         self.names.insert(root, names);
 
         // The function's domains the caller lacks.
@@ -202,12 +216,12 @@ impl Engine {
 
 /// The value a reference `@name` of type `ty` takes at the call: the call's attribute,
 /// else the declared default, else none (the reference is dropped).
-fn bind(
-    call: &Node,
-    function: &Function,
+fn bind<'a>(
+    call: &'a Node,
+    function: &'a Function,
     name: &str,
     ty: crate::ir::AttrType,
-) -> Result<Option<AttrKind>, LibraryError> {
+) -> Result<Option<&'a AttrKind>, LibraryError> {
     let given = call
         .attributes
         .iter()
@@ -232,7 +246,7 @@ fn bind(
             used: ty.name(),
         });
     }
-    Ok(Some(given.kind.clone()))
+    Ok(Some(&given.kind))
 }
 
 /// The version `function` imports `domain` at.
@@ -395,7 +409,8 @@ struct Copier<'a> {
 }
 
 impl Copier<'_> {
-    fn run(mut self) -> Vec<NodeId> {
+    /// The nodes that replace the call, and the function (given back).
+    fn run(mut self) -> (Vec<NodeId>, Function) {
         let model = &*self.model;
         let call = model.node(self.call).clone();
         let graph = call.graph;
@@ -473,7 +488,7 @@ impl Copier<'_> {
             }
             self.model.graphs[graph].value_info.extend(infos);
         }
-        nodes
+        (nodes, self.function)
     }
 
     /// New values (fresh names) in `into` for the values `source` defines that `map`
@@ -556,7 +571,7 @@ impl Copier<'_> {
             .filter_map(|a| {
                 let kind = match &a.kind {
                     AttrKind::Ref { name, ty } => match bind(call, &self.function, name, *ty) {
-                        Ok(Some(kind)) => kind,
+                        Ok(Some(kind)) => kind.clone(),
                         // Checked before: an unbound reference is dropped.
                         _ => return None,
                     },

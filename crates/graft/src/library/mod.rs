@@ -421,6 +421,7 @@ pub fn inline_calls(model: &mut Model, which: &Which) -> Result<InlineCallsRepor
     work.values.reserve(added);
     engine.expected_names = added;
     let mut touched: HashSet<FunctionId, FxBuild> = HashSet::default();
+    let mut calls_inside: FxMap<FunctionId, bool> = FxMap::default();
     let mut calls = 0;
     // The model's graphs first, then the bodies of the functions that are still there
     // once the functions the model's graphs no longer call are gone.
@@ -451,7 +452,15 @@ pub fn inline_calls(model: &mut Model, which: &Which) -> Result<InlineCallsRepor
                     let nodes = engine.expand(&mut work, n, f)?;
                     touched.insert(f);
                     calls += 1;
-                    queue.extend_from_slice(&nodes);
+                    // The copy holds calls only if the body does.
+                    let body_calls = *calls_inside.entry(f).or_insert_with(|| {
+                        let body = &work.graph(work.function(f).body).nodes;
+                        body.iter()
+                            .any(|&b| callee(&work, &engine.functions, b).is_some())
+                    });
+                    if body_calls {
+                        queue.extend_from_slice(&nodes);
+                    }
                     expansions.insert(n, nodes);
                 }
                 if !expansions.is_empty() {
