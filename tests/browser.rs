@@ -867,6 +867,18 @@ fn expand_all_shows_progress_and_cancel_puts_the_graph_back() {
     );
 }
 
+/// Opens the first function of the library panel.
+fn open_library_entry(app: &App) {
+    let name = app
+        .browser
+        .wait_for(
+            &format!("{} .lib-name", testid("library-function")),
+            e2e::TIMEOUT,
+        )
+        .unwrap();
+    app.browser.click(&name).unwrap();
+}
+
 /// Drops `file` (served by the app) on the element `selector`, as a person dragging it
 /// there would: dragenter and dragover on the page, then the drop on the element.
 fn drop_file(app: &App, url: &str, name: &str, selector: &str) {
@@ -1015,18 +1027,8 @@ fn the_library_inlines_all_calls_renames_and_undo_brings_them_back() {
     }
     let app = App::open();
     app.wait("graph-ready");
-    let open_entry = |app: &App| {
-        let name = app
-            .browser
-            .wait_for(
-                &format!("{} .lib-name", testid("library-function")),
-                e2e::TIMEOUT,
-            )
-            .unwrap();
-        app.browser.click(&name).unwrap();
-    };
     // Rename: the library and the drawn calls follow.
-    open_entry(&app);
+    open_library_entry(&app);
     let input = app.wait("lib-rename-input");
     app.browser.send_keys(&input, "my.Block").unwrap();
     app.browser.click(&app.wait("lib-rename")).unwrap();
@@ -1043,7 +1045,7 @@ fn the_library_inlines_all_calls_renames_and_undo_brings_them_back() {
     .unwrap();
 
     // Inline all calls: the function is gone and its body's nodes are drawn in place.
-    open_entry(&app);
+    open_library_entry(&app);
     app.browser.click(&app.wait("lib-inline-all")).unwrap();
     wait_until(e2e::TIMEOUT, "the library to empty", || {
         Ok(app.get("function-library").is_none().then_some(()))
@@ -1197,19 +1199,9 @@ fn the_library_specializes_all_calls_and_keeps_the_generic_when_asked() {
     }
     let app = App::open();
     app.wait("graph-ready");
-    let open_entry = |app: &App| {
-        let name = app
-            .browser
-            .wait_for(
-                &format!("{} .lib-name", testid("library-function")),
-                e2e::TIMEOUT,
-            )
-            .unwrap();
-        app.browser.click(&name).unwrap();
-    };
     let library = |app: &App| app.browser.text(&app.wait("function-library")).unwrap();
     // Kept: both calls get overloads and the generic stays listed.
-    open_entry(&app);
+    open_library_entry(&app);
     app.browser.click(&app.wait("lib-keep")).unwrap();
     app.browser.click(&app.wait("lib-specialize-all")).unwrap();
     wait_until(e2e::TIMEOUT, "the overloads in the library", || {
@@ -1235,7 +1227,7 @@ fn the_library_specializes_all_calls_and_keeps_the_generic_when_asked() {
         Ok((!library(&app).contains("alpha_0p5")).then_some(()))
     })
     .unwrap();
-    open_entry(&app);
+    open_library_entry(&app);
     app.browser.click(&app.wait("lib-keep")).unwrap();
     app.browser.click(&app.wait("lib-specialize-all")).unwrap();
     wait_until(e2e::TIMEOUT, "two overloads and no generic", || {

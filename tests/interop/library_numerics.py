@@ -70,7 +70,7 @@ def fixtures(graft: str, tmp: str) -> int:
     """Failures among the snapshots of inlined fixtures checked by reference."""
     sys.path.insert(0, str(Path(__file__).parent))
     import cases
-    from specialize_numerics import expand
+    from specialize_numerics import run_snapshot
 
     failures = runs = 0
     snapshots = ROOT / "crates/graft/tests/library"
@@ -86,26 +86,8 @@ def fixtures(graft: str, tmp: str) -> int:
                     continue
                 if snap.read_text().startswith("error:"):
                     continue
-                onnx_path = Path(tmp) / f"{name}.inlined.onnx"
-                done = subprocess.run(
-                    [graft, "parse", str(snap), "-o", str(onnx_path)],
-                    capture_output=True,
-                    text=True,
-                )
-                if done.returncode != 0:
-                    print(f"FAIL {name} [{line}]: graft parse: {done.stderr.strip()}")
-                    failures += 1
-                    continue
-                expanded = expand(onnx.load(str(onnx_path)))
-                run_path = Path(tmp) / f"{name}.run.onnx"
-                onnx.save(expanded, str(run_path))
-                problems = cases.run_ort(run_path, expanded, section)
                 runs += 1
-                if problems:
-                    print(f"FAIL {name} [{line}]: " + "; ".join(problems))
-                    failures += 1
-                else:
-                    print(f"ok   {name} [{line}]: matches the references")
+                failures += run_snapshot(graft, tmp, section, f"{name}.inlined", line, snap)
     print(f"inlined fixtures: {runs} runs checked by reference, {failures} failed")
     return failures
 

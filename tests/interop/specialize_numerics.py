@@ -216,6 +216,32 @@ def compare(a, b):
     return None
 
 
+def run_snapshot(graft, tmp, section, name, line, snap):
+    """Reads snapshot `snap` back with `graft parse`, expands what is left of local
+    calls and runs it against the section's `# reference:` lines; 1 when it fails."""
+    sys.path.insert(0, str(Path(__file__).parent))
+    import cases
+
+    onnx_path = Path(tmp) / f"{name}.onnx"
+    done = subprocess.run(
+        [graft, "parse", str(snap), "-o", str(onnx_path)],
+        capture_output=True,
+        text=True,
+    )
+    if done.returncode != 0:
+        print(f"FAIL {name} [{line}]: graft parse: {done.stderr.strip()}")
+        return 1
+    expanded = expand(onnx.load(str(onnx_path)))
+    run_path = Path(tmp) / f"{name}.expanded.onnx"
+    onnx.save(expanded, str(run_path))
+    problems = cases.run_ort(run_path, expanded, section)
+    if problems:
+        print(f"FAIL {name} [{line}]: " + "; ".join(problems))
+        return 1
+    print(f"ok   {name} [{line}]: matches the references")
+    return 0
+
+
 def fixtures(graft, tmp):
     """Failures among the snapshots of specialized fixtures checked by reference."""
     sys.path.insert(0, str(Path(__file__).parent))
@@ -235,25 +261,7 @@ def fixtures(graft, tmp):
                 # Runs that set attributes change the numbers on purpose.
                 if "=" in line or not snap.exists() or snap.read_text().startswith("error:"):
                     continue
-                onnx_path = Path(tmp) / f"{name}.onnx"
-                done = subprocess.run(
-                    [graft, "parse", str(snap), "-o", str(onnx_path)],
-                    capture_output=True,
-                    text=True,
-                )
-                if done.returncode != 0:
-                    print(f"{name} [{line}]: graft parse failed: {done.stderr.strip()}")
-                    failures += 1
-                    continue
-                expanded = expand(onnx.load(str(onnx_path)))
-                run_path = Path(tmp) / f"{name}.expanded.onnx"
-                onnx.save(expanded, str(run_path))
-                problems = cases.run_ort(run_path, expanded, section)
-                if problems:
-                    print(f"{name} [{line}]: " + "; ".join(problems))
-                    failures += 1
-                else:
-                    print(f"{name} [{line}]: matches the references")
+                failures += run_snapshot(graft, tmp, section, name, line, snap)
     return failures
 
 

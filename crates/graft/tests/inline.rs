@@ -20,7 +20,8 @@ use bytes::Bytes;
 use graft::Model;
 use graft::inline::{InlineError, InlineOptions, InlineReport, Mode, inline_model};
 use support::{
-    Section, apply_edit, case_number, expected_path, fixtures, sections, survives_round_trip,
+    Section, apply_edit, case_number, expected_path, fixtures, sections, snapshot,
+    survives_round_trip,
 };
 
 fn parse_section(case: &str, section: &Section) -> Result<Model, String> {
@@ -151,7 +152,6 @@ fn verify(host: &Model, report: &InlineReport) -> Result<(), String> {
 
 #[test]
 fn fixtures_inline_as_expected() {
-    let update = std::env::var_os("UPDATE_EXPECT").is_some();
     let mut failures = Vec::new();
     let mut runs = 0;
     for path in fixtures() {
@@ -172,26 +172,10 @@ fn fixtures_inline_as_expected() {
         for (i, line) in lines.iter().enumerate() {
             runs += 1;
             let file = expected_path("inline", &nn, i + 1);
-            let got = match run(&nn, &parts, line) {
-                Ok(text) => text,
-                Err(e) => {
-                    failures.push(format!("{nn} [{line}]: {e}"));
-                    continue;
-                }
-            };
-            if update {
-                if let Some(dir) = file.parent() {
-                    std::fs::create_dir_all(dir).expect("create tests/inline");
-                }
-                std::fs::write(&file, &got).expect("write expectation");
-                continue;
-            }
-            let want = std::fs::read_to_string(&file).unwrap_or_default();
-            if want != got {
-                failures.push(format!(
-                    "{nn} [{line}]: differs from {}\n--- got ---\n{got}",
-                    file.display()
-                ));
+            let what = format!("{nn} [{line}]");
+            match run(&nn, &parts, line) {
+                Ok(got) => failures.extend(snapshot(&file, &got, &what)),
+                Err(e) => failures.push(format!("{what}: {e}")),
             }
         }
     }

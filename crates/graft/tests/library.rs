@@ -22,7 +22,7 @@ use graft::ir::FunctionKey;
 use graft::library::{
     Which, call_sites, delete_unused, inline_call, inline_calls, outline, rename_function,
 };
-use support::{case_number, expected_path, fixtures, sections, survives_round_trip};
+use support::{case_number, check_clean, expected_path, fixtures, sections, snapshot};
 
 fn key(text: &str) -> Result<FunctionKey, String> {
     let (path, overload) = match text.split_once(':') {
@@ -84,32 +84,13 @@ fn run(text: &str, line: &str) -> Result<String, String> {
             }
             return Ok(format!("error: {e}\n"));
         }
-        verify(&model)?;
+        check_clean(&model)?;
     }
     Ok(graft::text::print_model(&model))
 }
 
-/// No checker error, and a round trip through protobuf.
-fn verify(model: &Model) -> Result<(), String> {
-    let errors: Vec<String> = graft::check::check(model)
-        .iter()
-        .filter(|d| d.severity == graft::Severity::Error)
-        .map(|d| d.to_string())
-        .collect();
-    if !errors.is_empty() {
-        return Err(format!(
-            "checker errors:\n{}\n{}",
-            errors.join("\n"),
-            graft::text::print_model(model)
-        ));
-    }
-    survives_round_trip(model)?;
-    Ok(())
-}
-
 #[test]
 fn fixtures_inline_calls_as_expected() {
-    let update = std::env::var_os("UPDATE_EXPECT").is_some();
     let mut failures = Vec::new();
     let mut runs = 0;
     for path in fixtures() {
@@ -127,27 +108,10 @@ fn fixtures_inline_calls_as_expected() {
                 k += 1;
                 runs += 1;
                 let file = expected_path("library", &nn, k);
-                let got = match run(&section.text, line) {
-                    Ok(text) => text,
-                    Err(e) => {
-                        failures.push(format!("{nn} {} [{line}]: {e}", section.label));
-                        continue;
-                    }
-                };
-                if update {
-                    if let Some(dir) = file.parent() {
-                        std::fs::create_dir_all(dir).expect("create tests/library");
-                    }
-                    std::fs::write(&file, &got).expect("write expectation");
-                    continue;
-                }
-                let want = std::fs::read_to_string(&file).unwrap_or_default();
-                if want != got {
-                    failures.push(format!(
-                        "{nn} {} [{line}]: differs from {}\n--- got ---\n{got}",
-                        section.label,
-                        file.display()
-                    ));
+                let what = format!("{nn} {} [{line}]", section.label);
+                match run(&section.text, line) {
+                    Ok(got) => failures.extend(snapshot(&file, &got, &what)),
+                    Err(e) => failures.push(format!("{what}: {e}")),
                 }
             }
         }
@@ -200,13 +164,13 @@ fn outline_then_inline_gives_the_graph_back() {
     let before = lines(&m);
     let selection = nodes_by_op(&m, &["Neg", "Abs"]);
     let key = outline(&mut m, &selection, "local", "NegAbs").expect("outlines");
-    verify(&m).expect("valid after outline");
+    check_clean(&m).expect("valid after outline");
     let text = graft::text::print_model(&m);
     assert!(text.contains("v = local.NegAbs(t)"), "{text}");
     assert!(text.contains("NegAbs (t) => (v)"), "{text}");
     assert_eq!(call_sites(&m, &key).len(), 1);
     inline_calls(&mut m, &Which::All).expect("inlines");
-    verify(&m).expect("valid after inline");
+    check_clean(&m).expect("valid after inline");
     assert!(m.functions.is_empty());
     assert_eq!(lines(&m), before);
 }
@@ -218,7 +182,7 @@ fn outline_keeps_topological_order_and_rejects_non_convex() {
     let mut m = model(CHAIN);
     let selection = nodes_by_op(&m, &["Neg", "Mul"]);
     outline(&mut m, &selection, "local", "Pair").expect("outlines");
-    verify(&m).expect("valid");
+    check_clean(&m).expect("valid");
 
     // Relu -> Neg -> Abs -> Add: selecting Relu and Add without Neg/Abs leaves and
     // re-enters.
@@ -251,11 +215,11 @@ F <a> (x) => (y) {
     let body = m.function(f).body;
     let first = m.graph(body).nodes[0];
     outline(&mut m, &[first], "inner", "Act").expect("outlines");
-    verify(&m).expect("valid");
+    check_clean(&m).expect("valid");
     let printed = graft::text::print_model(&m);
     assert!(printed.contains("inner.Act <a: float = @a>"), "{printed}");
     inline_calls(&mut m, &Which::All).expect("inlines");
-    verify(&m).expect("valid");
+    check_clean(&m).expect("valid");
     let printed = graft::text::print_model(&m);
     assert!(printed.contains("LeakyRelu <alpha = 0.5>"), "{printed}");
 }
@@ -275,7 +239,7 @@ G (x) => (y) { y = local.F(x) }
     let mut m = model(text);
     let old = key("local.F").expect("key");
     let new = rename_function(&mut m, &old, "lib", "Negate").expect("renames");
-    verify(&m).expect("valid");
+    check_clean(&m).expect("valid");
     assert_eq!(call_sites(&m, &new).len(), 2);
     assert!(call_sites(&m, &old).is_empty());
     let before = graft::text::print_model(&m);
@@ -304,7 +268,7 @@ V (x) => (y) { y = Abs(x) }
     let removed = delete_unused(&mut m);
     let names: Vec<String> = removed.iter().map(|k| k.to_string()).collect();
     assert_eq!(names, ["local.U", "local.V"]);
-    verify(&m).expect("valid");
+    check_clean(&m).expect("valid");
     assert_eq!(m.functions.len(), 2);
 }
 
@@ -378,7 +342,7 @@ fn two_hundred_fifty_calls_inline_quickly() {
     assert_eq!(report.removed.len(), 1);
     let g = m.graph.expect("graph");
     assert_eq!(m.graph(g).nodes.len(), 250 * 40 + 1);
-    verify(&m).expect("valid");
+    check_clean(&m).expect("valid");
     println!("250 calls inlined in {took:?}");
     // Generous for a debug build on a shared machine; the bench measures release.
     assert!(took.as_secs() < 5, "took {took:?}");

@@ -22,7 +22,7 @@ use graft::specialize::{
     SpecializeOptions, SpecializeReport, find_node, specialize, specialize_all,
     specialize_all_with, specialize_with, use_overload,
 };
-use support::{case_number, fixtures, sections, survives_round_trip};
+use support::{case_number, check_clean, fixtures, sections, snapshot, survives_round_trip};
 
 fn step(model: &mut Model, text: &str) -> Result<Result<SpecializeReport, String>, String> {
     let text = text.trim();
@@ -138,7 +138,6 @@ fn expected_path(nn: &str, label: &str, k: usize) -> PathBuf {
 
 #[test]
 fn fixtures_specialize_as_expected() {
-    let update = std::env::var_os("UPDATE_EXPECT").is_some();
     let mut failures = Vec::new();
     let mut runs = 0;
     for path in fixtures() {
@@ -160,27 +159,10 @@ fn fixtures_specialize_as_expected() {
             for (i, line) in lines.iter().enumerate() {
                 runs += 1;
                 let file = expected_path(&nn, &section.label, i + 1);
-                let got = match run(&section.text, line) {
-                    Ok(text) => text,
-                    Err(e) => {
-                        failures.push(format!("{nn}/{} [{line}]: {e}", section.label));
-                        continue;
-                    }
-                };
-                if update {
-                    if let Some(dir) = file.parent() {
-                        std::fs::create_dir_all(dir).expect("create tests/specialize");
-                    }
-                    std::fs::write(&file, &got).expect("write expectation");
-                    continue;
-                }
-                let want = std::fs::read_to_string(&file).unwrap_or_default();
-                if want != got {
-                    failures.push(format!(
-                        "{nn}/{} [{line}]: differs from {}\n--- got ---\n{got}",
-                        section.label,
-                        file.display()
-                    ));
+                let what = format!("{nn}/{} [{line}]", section.label);
+                match run(&section.text, line) {
+                    Ok(got) => failures.extend(snapshot(&file, &got, &what)),
+                    Err(e) => failures.push(format!("{what}: {e}")),
                 }
             }
         }
@@ -527,7 +509,7 @@ fn a_kept_generic_stays_after_its_last_call_is_specialized() {
     let keys = function_keys(&m);
     assert!(keys.contains(&"local.H".to_string()), "{keys:?}");
     assert!(keys.iter().any(|k| k.starts_with("local.H:")), "{keys:?}");
-    check_no_errors(&m);
+    check_clean(&m).expect("clean");
 }
 
 #[test]
@@ -543,17 +525,7 @@ fn specialize_all_of_one_function_leaves_the_others() {
     let printed = graft::text::print_model(&m);
     assert!(printed.contains("local.F <alpha = 0.2> (x)"), "{printed}");
     assert!(printed.contains("local.G <a = 0.5> (x)"), "{printed}");
-    check_no_errors(&m);
-}
-
-fn check_no_errors(m: &Model) {
-    let errors: Vec<String> = graft::check::check(m)
-        .iter()
-        .filter(|d| d.severity == graft::Severity::Error)
-        .map(|d| d.to_string())
-        .collect();
-    assert!(errors.is_empty(), "{errors:?}");
-    survives_round_trip(m).expect("round trip");
+    check_clean(&m).expect("clean");
 }
 
 #[test]

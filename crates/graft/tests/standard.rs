@@ -11,26 +11,10 @@ mod support;
 
 use graft::Model;
 use graft::library::{BodyKind, body_kind, expand_standard, expand_standard_ops};
-use support::{expected_path, survives_round_trip};
+use support::{check_clean, expected_path, snapshot};
 
 fn model(text: &str) -> Model {
     graft::text::parse_model(text).expect("parses").model
-}
-
-fn verify(model: &Model) -> Result<(), String> {
-    let errors: Vec<String> = graft::check::check(model)
-        .iter()
-        .filter(|d| d.severity == graft::Severity::Error)
-        .map(|d| d.to_string())
-        .collect();
-    if !errors.is_empty() {
-        return Err(format!(
-            "checker errors:\n{}\n{}",
-            errors.join("\n"),
-            graft::text::print_model(model)
-        ));
-    }
-    survives_round_trip(model)
 }
 
 const CASES: &[(&str, &str)] = &[
@@ -105,41 +89,19 @@ F (a) => (b) {
 
 #[test]
 fn expansions_as_expected() {
-    let update = std::env::var_os("UPDATE_EXPECT").is_some();
     let mut failures = Vec::new();
     for (name, text) in CASES {
         let mut m = model(text);
         let got = match expand_standard_ops(&mut m, None) {
-            Ok(report) if report.expanded > 0 => match verify(&m) {
-                Ok(()) => graft::text::print_model(&m),
-                Err(e) => {
-                    failures.push(format!("{name}: {e}"));
-                    continue;
-                }
-            },
-            Ok(_) => {
-                failures.push(format!("{name}: nothing expanded"));
-                continue;
+            Ok(report) if report.expanded > 0 => {
+                check_clean(&m).map(|()| graft::text::print_model(&m))
             }
-            Err(e) => {
-                failures.push(format!("{name}: {e}"));
-                continue;
-            }
+            Ok(_) => Err("nothing expanded".to_string()),
+            Err(e) => Err(e.to_string()),
         };
-        let file = expected_path("standard", name, 1);
-        if update {
-            if let Some(dir) = file.parent() {
-                std::fs::create_dir_all(dir).expect("create tests/standard");
-            }
-            std::fs::write(&file, &got).expect("write expectation");
-            continue;
-        }
-        let want = std::fs::read_to_string(&file).unwrap_or_default();
-        if want != got {
-            failures.push(format!(
-                "{name}: differs from {}\n--- got ---\n{got}",
-                file.display()
-            ));
+        match got {
+            Ok(got) => failures.extend(snapshot(&expected_path("standard", name, 1), &got, name)),
+            Err(e) => failures.push(format!("{name}: {e}")),
         }
     }
     assert!(failures.is_empty(), "\n{}", failures.join("\n\n"));
@@ -163,7 +125,7 @@ main (float[4] x) => (float[4] y) {
     let printed = graft::text::print_model(&m);
     assert_eq!(printed.matches("Softsign").count(), 2, "{printed}");
     assert!(!printed.contains("HardSwish"), "{printed}");
-    verify(&m).expect("valid");
+    check_clean(&m).expect("valid");
 
     let mut m = model(text);
     let g = m.graph.expect("graph");
@@ -172,7 +134,7 @@ main (float[4] x) => (float[4] y) {
     expand_standard(&mut m, first).expect("expands one node");
     let printed = graft::text::print_model(&m);
     assert_eq!(printed.matches("Softsign").count(), 1, "{printed}");
-    verify(&m).expect("valid");
+    check_clean(&m).expect("valid");
 }
 
 #[test]

@@ -148,3 +148,44 @@ pub fn expected_path(dir: &str, nn: &str, k: usize) -> PathBuf {
         dir.join(format!("{nn}-{k}.expected.onnxtxt"))
     }
 }
+
+/// The checker's errors, printed (warnings left out).
+pub fn checker_errors(model: &Model) -> Vec<String> {
+    graft::check::check(model)
+        .iter()
+        .filter(|d| d.severity == graft::Severity::Error)
+        .map(|d| d.to_string())
+        .collect()
+}
+
+/// No checker error, and the model survives export then import.
+pub fn check_clean(model: &Model) -> Result<(), String> {
+    let errors = checker_errors(model);
+    if !errors.is_empty() {
+        return Err(format!(
+            "checker errors:\n{}\n{}",
+            errors.join("\n"),
+            graft::text::print_model(model)
+        ));
+    }
+    survives_round_trip(model)
+}
+
+/// Compares `got` with the snapshot `file` (with `UPDATE_EXPECT` set, writes it
+/// instead); a failure message, naming `what`, when they differ.
+pub fn snapshot(file: &Path, got: &str, what: &str) -> Option<String> {
+    if std::env::var_os("UPDATE_EXPECT").is_some() {
+        if let Some(dir) = file.parent() {
+            std::fs::create_dir_all(dir).expect("create the snapshot folder");
+        }
+        std::fs::write(file, got).expect("write the snapshot");
+        return None;
+    }
+    let want = std::fs::read_to_string(file).unwrap_or_default();
+    (want != got).then(|| {
+        format!(
+            "{what}: differs from {}\n--- got ---\n{got}",
+            file.display()
+        )
+    })
+}
