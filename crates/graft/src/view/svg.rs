@@ -44,6 +44,7 @@ pub const STYLE: &str = "\
 .g-node.g-call rect{fill:#eef4ff;stroke:#3b6fd8}\
 .g-node.g-io rect{fill:#f4f0e6;stroke:#a08850}\
 .g-node.g-hit rect{stroke:#e0531f;stroke-width:3}\
+.g-node.g-group.g-hit rect.g-frame{stroke:#e0531f;stroke-width:3}\
 .g-node.g-new>rect{stroke:#16a34a;stroke-width:3}\
 .g-t{font:600 12px sans-serif;fill:#1b2430}\
 .g-s{font:10px sans-serif;fill:#4a5566}\
@@ -79,7 +80,7 @@ pub fn document(scene: &Scene, model: &crate::ir::Model) -> String {
         model,
         everything,
         Detail::Full,
-        None,
+        &[],
         &|_| false,
     ));
     out.push_str("</svg>");
@@ -87,21 +88,28 @@ pub fn document(scene: &Scene, model: &crate::ir::Model) -> String {
 }
 
 /// The SVG elements (no `<svg>` wrapper) of what lies in `view`, drawn at `detail`;
-/// `hit` is highlighted, and every item `marked` says (class `g-new`: e.g. the nodes an
+/// the `selected` items are highlighted, and every item `marked` says (class `g-new`: e.g. the nodes an
 /// inline preview adds). Groups come before their children so frames sit behind.
 pub fn region(
     scene: &Scene,
     model: &crate::ir::Model,
     view: Rect,
     detail: Detail,
-    hit: Option<super::ItemId>,
+    selected: &[super::ItemId],
     marked: &dyn Fn(&Item) -> bool,
 ) -> String {
     let mut out = String::new();
     let mut items: Vec<&Placed> = scene.items_in(view).collect();
     items.sort_by_key(|p| p.depth);
     for p in &items {
-        item(&mut out, scene, p, detail, hit == Some(p.item), marked);
+        item(
+            &mut out,
+            scene,
+            p,
+            detail,
+            selected.contains(&p.item),
+            marked,
+        );
     }
     for e in scene.edges_in(view) {
         match &e.route {
