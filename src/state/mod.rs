@@ -38,6 +38,10 @@ pub const EXAMPLES: &[Example] = &[
         label: "Function library: overloads and defaults",
     },
     Example {
+        file: "live_specialization.onnx",
+        label: "Live specialization: a 280-node function",
+    },
+    Example {
         file: "silero_vad.onnx",
         label: "silero-vad: nested Ifs",
     },
@@ -1749,6 +1753,49 @@ mod tests {
         let from = serial(&session);
         open(&mut session, vec![example_file("mlp.onnx")]);
         assert!(session.carry(from, &[call]).1.is_empty());
+    }
+
+    #[test]
+    fn the_big_example_call_is_edited_again_and_again_and_stays_open() {
+        let mut session = Session::default();
+        open(&mut session, vec![example_file("live_specialization.onnx")]);
+        let mut selected = vec![item_of(&session, "tower")];
+        assert!(session.toggle(selected[0]));
+        let node = graft::specialize::find_node(&session.open().unwrap().model, "tower").unwrap();
+        for (k, mode) in ["0", "1", "0", "1"].into_iter().enumerate() {
+            let from = serial(&session);
+            assert!(
+                session.specialize_call(node, &format!("mode = {mode}")),
+                "{:?}",
+                session.error()
+            );
+            selected = session.carry(from, &selected).1;
+            assert_eq!(selected.len(), 1, "edit {k}: the call stays selected");
+            let open = session.open().unwrap();
+            let scene = open.scene.as_ref().unwrap();
+            let call = scene.view.item(selected[0]).unwrap();
+            assert!(call.expanded, "edit {k}: the call stays open");
+            let drawn = scene
+                .placed
+                .iter()
+                .filter(|p| {
+                    scene
+                        .view
+                        .item(p.item)
+                        .is_some_and(|i| i.parent == Some(selected[0]))
+                })
+                .count();
+            // 205 nodes and the X, Y terminals: every If folded into one branch.
+            assert_eq!(drawn, 207, "edit {k}");
+            let editor =
+                call_editor(&open.model, node).expect("the generic stays: tower_default calls it");
+            assert_eq!(
+                editor.overloads.len(),
+                2,
+                "edit {k}: {:?}",
+                editor.overloads
+            );
+        }
     }
 
     #[test]
