@@ -9,7 +9,7 @@ mod outline;
 
 use leptos::prelude::*;
 
-use graft::view::svg::{DEFS, Detail, STYLE};
+use graft::view::svg::{Detail, STYLE};
 use graft::view::{ItemId, Rect};
 
 use crate::platform;
@@ -282,7 +282,7 @@ pub fn GraphPanel() -> impl IntoView {
                 on:dblclick=on_dblclick
             >
                 <svg class="graph-svg" width="100%" height="100%">
-                    <g inner_html=format!("<style>{STYLE}</style>{DEFS}")></g>
+                    <g inner_html=format!("<style>{STYLE}</style>")></g>
                     <g class="graph-content" transform=transform inner_html=content></g>
                 </svg>
                 <div class="graph-controls">
