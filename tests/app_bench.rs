@@ -406,12 +406,15 @@ fn live_specialization(addr: SocketAddr, out_dir: &Path) -> Result<String, Strin
         }
         boxes = v["boxes"].as_u64().unwrap_or(0);
         elements = v["elements"].as_u64().unwrap_or(0);
+        let ms = |key: &str| v[key].as_f64().unwrap_or(f64::NAN);
         println!(
             "  edit {k:>2} (mode = {mode}): {:.1} ms to painted ({:.1} ms synchronous), \
-             the page saw {:.1} ms{}",
-            v["app"].as_f64().unwrap_or(f64::NAN),
-            v["sync"].as_f64().unwrap_or(f64::NAN),
-            v["page"].as_f64().unwrap_or(f64::NAN),
+             the page saw {:.1} ms (canvas changed at {:.1}, next frame at {:.1}){}",
+            ms("app"),
+            ms("sync"),
+            ms("page"),
+            ms("mutated"),
+            ms("frame"),
             if k == 0 {
                 " (warm-up, not counted)"
             } else {
@@ -480,13 +483,16 @@ const OBSERVE_EDITS: &str = r#"
 const content = document.querySelector('[data-testid="graph"] .graph-content');
 document.addEventListener('change', (e) => {
   if (e.target.dataset.testid !== 'call-attr-mode' || e.target.value.trim() === '') return;
-  window.__edit = { t0: performance.now(), mutated: null, painted: null };
+  window.__edit = { t0: performance.now(), mutated: null, frame: null, painted: null };
 }, true);
 new MutationObserver(() => {
   const e = window.__edit;
   if (!e || e.mutated !== null) return;
   e.mutated = performance.now();
-  requestAnimationFrame(() => setTimeout(() => { e.painted = performance.now(); }, 0));
+  requestAnimationFrame(() => {
+    e.frame = performance.now();
+    setTimeout(() => { e.painted = performance.now(); }, 0);
+  });
 }).observe(content, { childList: true, subtree: true, attributes: true });
 return true;
 "#;
@@ -504,6 +510,8 @@ const done = (overload) => {
     app: t.specialize_ms,
     sync: t.specialize_edit_ms,
     page: e.painted - e.t0,
+    mutated: e.mutated - e.t0,
+    frame: e.frame - e.t0,
     overload: shown.includes(overload),
     boxes: graph.querySelectorAll('g[data-item]').length,
     elements: graph.querySelector('.graph-content').getElementsByTagName('*').length,
