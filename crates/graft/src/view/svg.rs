@@ -337,26 +337,28 @@ fn item(
 }
 
 /// The minimap's picture: the boxes of drawn items down to `max_depth` levels below
-/// the root, no text and no edges (a handful of shapes even for a 50k-node model
-/// with groups open).
+/// the root, no text and no edges, as two paths (the closed boxes filled, the open
+/// groups outlined): two elements however many boxes, so the browser does not style
+/// and paint hundreds of tiny rectangles after every edit.
 pub fn overview(scene: &Scene, max_depth: u32) -> String {
-    let mut out = String::new();
+    let (mut boxes, mut groups) = (String::new(), String::new());
     for p in scene.placed.iter().filter(|p| p.depth <= max_depth) {
         let open = scene
             .view
             .item(p.item)
             .is_some_and(|i| i.is_group && i.expanded);
+        let d = if open { &mut groups } else { &mut boxes };
+        let w = p.rect.w.max(1.0).round() as i64;
         let _ = write!(
-            out,
-            "<rect class=\"{}\" x=\"{:.0}\" y=\"{:.0}\" width=\"{:.0}\" height=\"{:.0}\"/>",
-            if open { "m-group" } else { "m-box" },
-            p.rect.x,
-            p.rect.y,
-            p.rect.w.max(1.0),
-            p.rect.h.max(1.0)
+            d,
+            "M{} {}h{w}v{}h{}z",
+            p.rect.x.round() as i64,
+            p.rect.y.round() as i64,
+            p.rect.h.max(1.0).round() as i64,
+            -w
         );
     }
-    out
+    format!("<path class=\"m-box\" d=\"{boxes}\"/><path class=\"m-group\" d=\"{groups}\"/>")
 }
 
 /// A coordinate written to one decimal (as `{:.1}` would, give or take the rounding of
