@@ -39,7 +39,7 @@
 //! `tower` opened (a 280-node function; 205 nodes once specialized) and the graph
 //! fitted to the screen, so that the whole body is drawn each time; then its attribute
 //! `mode` typed into the call editor [`SPECIALIZE_EDITS`] times, alternating 0 and 1
-//! (one more edit first, not counted). Each edit is timed by the app
+//! (one more edit first, not counted), in each of `GRAFT_APP_BENCH_RUNS` fresh browsers. Each edit is timed by the app
 //! (`specialize_ms`: from the change handler to a zero-delay timeout queued in the next
 //! animation frame, i.e. once that frame's style, layout and paint are done;
 //! `specialize_edit_ms`: its synchronous part, the model edited, checked, its view
@@ -185,7 +185,7 @@ fn bench() -> Result<(), String> {
     std::fs::write(out_dir.join("layout-wasm.md"), &layout_md)
         .map_err(|e| format!("layout-wasm.md: {e}"))?;
 
-    let specialize_md = live_specialization(graft_addr, &out_dir)?;
+    let specialize_md = live_specialization(graft_addr, &out_dir, runs)?;
     println!("\n{specialize_md}");
     std::fs::write(out_dir.join("specialize.md"), &specialize_md)
         .map_err(|e| format!("specialize.md: {e}"))?;
@@ -305,8 +305,73 @@ fn layout_in_wasm(addr: SocketAddr) -> Result<String, String> {
 /// How many attribute edits the live specialization figure is taken over.
 const SPECIALIZE_EDITS: usize = 15;
 
-/// The live specialization figure (see the module documentation), as a markdown table.
-fn live_specialization(addr: SocketAddr, out_dir: &Path) -> Result<String, String> {
+/// What one browser's edits measured (the warm-up edit left out).
+#[derive(Default)]
+struct EditRun {
+    app_ms: Vec<f64>,
+    sync_ms: Vec<f64>,
+    page_ms: Vec<f64>,
+    boxes: u64,
+    elements: u64,
+}
+
+/// The live specialization figure (see the module documentation): `runs` fresh
+/// browsers, their edits pooled. A markdown table.
+fn live_specialization(addr: SocketAddr, out_dir: &Path, runs: usize) -> Result<String, String> {
+    let mut all = EditRun::default();
+    for run in 0..runs {
+        println!("live specialization, run {}:", run + 1);
+        let r = edit_run(addr, out_dir, run)?;
+        all.app_ms.extend(r.app_ms);
+        all.sync_ms.extend(r.sync_ms);
+        all.page_ms.extend(r.page_ms);
+        (all.boxes, all.elements) = (r.boxes, r.elements);
+    }
+    let row = |what: &str, values: &[f64]| {
+        let mut sorted = values.to_vec();
+        sorted.sort_by(f64::total_cmp);
+        // p90 by nearest rank.
+        let rank = (sorted.len() as f64 * 0.9).ceil() as usize;
+        let p90 = sorted.get(rank.saturating_sub(1)).copied();
+        let f = |v: Option<f64>| v.map_or("—".to_string(), |v| format!("{v:.1}"));
+        format!(
+            "| {what} | {} | {} | {} | {} |\n",
+            f(median(values.to_vec())),
+            f(p90),
+            f(sorted.first().copied()),
+            f(sorted.last().copied())
+        )
+    };
+    let EditRun {
+        boxes, elements, ..
+    } = all;
+    let mut md = format!(
+        "Re-specializing the call `tower` of `live_specialization.onnx` (a 280-node \
+         function, 205 nodes once specialized; {boxes} boxes, {elements} SVG elements \
+         drawn), {SPECIALIZE_EDITS} edits of `mode` in the call editor in each of {runs} \
+         fresh browsers ({} edits):\n\n\
+         | edit to redraw (headless Chromium, wasm) | median ms | p90 ms | min ms | max ms |\n\
+         |---|---:|---:|---:|---:|\n",
+        all.app_ms.len()
+    );
+    md.push_str(&row(
+        "the app's `specialize_ms` (change handler to painted)",
+        &all.app_ms,
+    ));
+    md.push_str(&row(
+        "its synchronous part (`specialize_edit_ms`)",
+        &all.sync_ms,
+    ));
+    md.push_str(&row(
+        "seen by the page (change event to painted)",
+        &all.page_ms,
+    ));
+    Ok(md)
+}
+
+/// One fresh browser: open the example, open the call, fit, edit (see the module
+/// documentation). The first run may record a CPU profile.
+fn edit_run(addr: SocketAddr, out_dir: &Path, run: usize) -> Result<EditRun, String> {
     let browser = Browser::launch()?;
     browser.set_viewport(1600, 1000)?;
     browser.goto(&format!(
@@ -358,7 +423,7 @@ fn live_specialization(addr: SocketAddr, out_dir: &Path) -> Result<String, Strin
     )?;
 
     browser.execute(OBSERVE_EDITS, vec![])?;
-    let profile = std::env::var("GRAFT_APP_BENCH_PROFILE").is_ok_and(|v| v == "1");
+    let profile = run == 0 && std::env::var("GRAFT_APP_BENCH_PROFILE").is_ok_and(|v| v == "1");
     let metrics = || -> HashMap<String, f64> {
         browser
             .cdp("Performance.getMetrics", json!({}))
@@ -377,8 +442,7 @@ fn live_specialization(addr: SocketAddr, out_dir: &Path) -> Result<String, Strin
         browser.cdp("Profiler.start", json!({}))?;
         metrics_before = metrics();
     }
-    let (mut app_ms, mut sync_ms, mut page_ms) = (Vec::new(), Vec::new(), Vec::new());
-    let (mut boxes, mut elements) = (0, 0);
+    let mut out = EditRun::default();
     for k in 0..=SPECIALIZE_EDITS {
         // The call starts at mode = 1.
         let mode = if k % 2 == 0 { "0" } else { "1" };
@@ -404,8 +468,8 @@ fn live_specialization(addr: SocketAddr, out_dir: &Path) -> Result<String, Strin
                 "live specialization: edit {k} did not show overload mode_{mode}: {v}"
             ));
         }
-        boxes = v["boxes"].as_u64().unwrap_or(0);
-        elements = v["elements"].as_u64().unwrap_or(0);
+        out.boxes = v["boxes"].as_u64().unwrap_or(0);
+        out.elements = v["elements"].as_u64().unwrap_or(0);
         let ms = |key: &str| v[key].as_f64().unwrap_or(f64::NAN);
         println!(
             "  edit {k:>2} (mode = {mode}): {:.1} ms to painted ({:.1} ms synchronous), \
@@ -422,9 +486,9 @@ fn live_specialization(addr: SocketAddr, out_dir: &Path) -> Result<String, Strin
             }
         );
         if k > 0 {
-            app_ms.extend(v["app"].as_f64());
-            sync_ms.extend(v["sync"].as_f64());
-            page_ms.extend(v["page"].as_f64());
+            out.app_ms.extend(v["app"].as_f64());
+            out.sync_ms.extend(v["sync"].as_f64());
+            out.page_ms.extend(v["page"].as_f64());
         }
     }
     if profile {
@@ -441,39 +505,10 @@ fn live_specialization(addr: SocketAddr, out_dir: &Path) -> Result<String, Strin
             .map_err(|e| format!("{}: {e}", path.display()))?;
         println!("  CPU profile of the edits: {}", path.display());
     }
-    let _ = browser.screenshot(&out_dir.join("shots/graft-live-specialization.png"));
-    let row = |what: &str, values: &[f64]| {
-        let mut sorted = values.to_vec();
-        sorted.sort_by(f64::total_cmp);
-        // p90 by nearest rank.
-        let rank = (sorted.len() as f64 * 0.9).ceil() as usize;
-        let p90 = sorted.get(rank.saturating_sub(1)).copied();
-        let f = |v: Option<f64>| v.map_or("—".to_string(), |v| format!("{v:.1}"));
-        format!(
-            "| {what} | {} | {} | {} | {} |\n",
-            f(median(values.to_vec())),
-            f(p90),
-            f(sorted.first().copied()),
-            f(sorted.last().copied())
-        )
-    };
-    let mut md = format!(
-        "Re-specializing the call `tower` of `live_specialization.onnx` (a 280-node \
-         function, 205 nodes once specialized; {boxes} boxes, {elements} SVG elements \
-         drawn), {SPECIALIZE_EDITS} edits of `mode` in the call editor:\n\n\
-         | edit to redraw (headless Chromium, wasm) | median ms | p90 ms | min ms | max ms |\n\
-         |---|---:|---:|---:|---:|\n"
-    );
-    md.push_str(&row(
-        "the app's `specialize_ms` (change handler to painted)",
-        &app_ms,
-    ));
-    md.push_str(&row(
-        "its synchronous part (`specialize_edit_ms`)",
-        &sync_ms,
-    ));
-    md.push_str(&row("seen by the page (change event to painted)", &page_ms));
-    Ok(md)
+    if run == 0 {
+        let _ = browser.screenshot(&out_dir.join("shots/graft-live-specialization.png"));
+    }
+    Ok(out)
 }
 
 /// Watches the call editor's `mode` field and the canvas: `window.__edit` gets `t0` at
