@@ -395,8 +395,6 @@ pub fn escape(s: &str) -> String {
     out
 }
 
-/// The arrow marker the edges refer to (put once in `<defs>`).
-
 #[cfg(test)]
 mod tests {
     use super::D1;
