@@ -1074,17 +1074,15 @@ fn a_call_attribute_edit_specializes_live_undo_and_export() {
     wait_for_graph_text(&app, "alpha_0p2", "the call to show its new overload");
     let library = app.browser.text(&app.wait("function-library")).unwrap();
     assert!(library.contains("ScaledTanh:alpha_0p2"), "{library}");
-    let ms = app
-        .browser
-        .execute(
+    // Published once the redrawn frame is painted, a frame after the text shows.
+    wait_until(e2e::TIMEOUT, "the edit-to-redraw time", || {
+        let ms = app.browser.execute(
             "return (window.__graftTimings || {}).specialize_ms;",
             vec![],
-        )
-        .unwrap();
-    assert!(
-        ms.as_f64().is_some(),
-        "edit-to-redraw time is published: {ms}"
-    );
+        )?;
+        Ok(ms.as_f64())
+    })
+    .unwrap_or_else(|e| panic!("{e}\n{}", app.diagnosis()));
     // The other call (act2) takes the same overload from its editor's list.
     let other_css = format!("{} g[data-name=\"act2\"] > text.g-t", testid("graph"));
     let other = app.browser.wait_for(&other_css, e2e::TIMEOUT).unwrap();
