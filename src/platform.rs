@@ -10,7 +10,9 @@ use std::time::Duration;
 use bytes::Bytes;
 use js_sys::{Array, Uint8Array};
 use leptos::ev;
-use leptos::prelude::{document, set_timeout, window, window_event_listener};
+use leptos::prelude::{
+    document, request_animation_frame, set_timeout, window, window_event_listener,
+};
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
@@ -234,6 +236,11 @@ pub fn pointer(event: &ev::MouseEvent) -> (f64, f64) {
     (f64::from(event.client_x()), f64::from(event.client_y()))
 }
 
+/// Whether Shift was held during a click.
+pub fn shift_held(event: &ev::MouseEvent) -> bool {
+    event.shift_key()
+}
+
 /// Which mouse buttons are held (`MouseEvent.buttons`).
 pub fn buttons(event: &ev::MouseEvent) -> u16 {
     event.buttons()
@@ -367,6 +374,14 @@ pub fn on_system_theme_change(f: impl Fn() + 'static) {
 /// paint and take input between pieces of long work.
 pub fn soon(f: impl FnOnce() + 'static) {
     set_timeout(f, Duration::ZERO);
+}
+
+/// Runs `f` once the next frame is painted. A `requestAnimationFrame` callback runs
+/// after the DOM updates pending now (Leptos applies them in microtasks) and just
+/// before that frame's style, layout and paint; a zero-delay timeout queued from it
+/// runs when they are done.
+pub fn after_next_paint(f: impl FnOnce() + 'static) {
+    request_animation_frame(move || set_timeout(f, Duration::ZERO));
 }
 
 /// How long one piece of long work may run before yielding (ms): 30, or

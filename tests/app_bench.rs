@@ -8,7 +8,8 @@
 //! test` stays fast. Settings, all optional:
 //!
 //! - `GRAFT_APP_BENCH_MODELS`: comma-separated model paths (absolute, or relative to the
-//!   corpus directory `GRAFT_CORPUS`); default: the generated models and two real ones.
+//!   corpus directory `GRAFT_CORPUS`); default: the generated models and two real ones;
+//!   `none`: only the wasm layout and live specialization figures.
 //! - `GRAFT_APP_BENCH_RUNS`: runs per model and app (default 3), a fresh browser each.
 //! - `GRAFT_DIST`: the built app (default `dist/`).
 //! - `GRAFT_NETRON`: Netron's static directory, the one with `index.html` (default
@@ -16,6 +17,9 @@
 //! - `GRAFT_APP_BENCH_INTERACT`: comma-separated parts of file names whose models also
 //!   get Graft's interaction timings (default `large_50k`).
 //! - `GRAFT_APP_BENCH_OUT`: where `app.json` and `shots/` go (default `target/bench`).
+//! - `GRAFT_APP_BENCH_PROFILE=1`: also record a CPU profile of the live specialization
+//!   edits (`specialize.cpuprofile`, for Chromium's DevTools) and print the page's
+//!   script, style and layout time per edit.
 //!
 //! How "drawn" is detected, in the page, by a `requestAnimationFrame` loop started just
 //! before the file is chosen (t0 = `performance.now()` there):
@@ -30,6 +34,17 @@
 //! t1 is `performance.now()` in the animation frame after the one that saw the graph,
 //! so that frame has been painted. A run that is not drawn within 120 s "did not
 //! finish"; a WebDriver error other than a timeout means the tab "crashed".
+//!
+//! Live specialization (issue 6): the bundled `live_specialization.onnx`, its call
+//! `tower` opened (a 280-node function; 205 nodes once specialized) and the graph
+//! fitted to the screen, so that the whole body is drawn each time; then its attribute
+//! `mode` typed into the call editor [`SPECIALIZE_EDITS`] times, alternating 0 and 1
+//! (one more edit first, not counted), in each of `GRAFT_APP_BENCH_RUNS` fresh browsers. Each edit is timed by the app
+//! (`specialize_ms`: from the change handler to a zero-delay timeout queued in the next
+//! animation frame, i.e. once that frame's style, layout and paint are done;
+//! `specialize_edit_ms`: its synchronous part, the model edited, checked, its view
+//! built and laid out) and by the page itself (from the `change` event, seen by a
+//! capturing listener, to the same point after the canvas's first DOM mutation).
 
 use std::collections::{HashMap, HashSet};
 use std::net::SocketAddr;
@@ -170,6 +185,14 @@ fn bench() -> Result<(), String> {
     std::fs::write(out_dir.join("layout-wasm.md"), &layout_md)
         .map_err(|e| format!("layout-wasm.md: {e}"))?;
 
+    let specialize_md = live_specialization(graft_addr, &out_dir, runs)?;
+    println!("\n{specialize_md}");
+    std::fs::write(out_dir.join("specialize.md"), &specialize_md)
+        .map_err(|e| format!("specialize.md: {e}"))?;
+    if std::env::var("GRAFT_APP_BENCH_MODELS").is_ok_and(|m| m.trim() == "none") {
+        return Ok(());
+    }
+
     let models = models()?;
     if models.is_empty() {
         return Err("no model files found (set GRAFT_CORPUS or GRAFT_APP_BENCH_MODELS)".into());
@@ -278,6 +301,259 @@ fn layout_in_wasm(addr: SocketAddr) -> Result<String, String> {
     }
     Ok(md)
 }
+
+/// How many attribute edits the live specialization figure is taken over.
+const SPECIALIZE_EDITS: usize = 15;
+
+/// What one browser's edits measured (the warm-up edit left out).
+#[derive(Default)]
+struct EditRun {
+    app_ms: Vec<f64>,
+    sync_ms: Vec<f64>,
+    page_ms: Vec<f64>,
+    boxes: u64,
+    elements: u64,
+}
+
+/// The live specialization figure (see the module documentation): `runs` fresh
+/// browsers, their edits pooled. A markdown table.
+fn live_specialization(addr: SocketAddr, out_dir: &Path, runs: usize) -> Result<String, String> {
+    let mut all = EditRun::default();
+    for run in 0..runs {
+        println!("live specialization, run {}:", run + 1);
+        let r = edit_run(addr, out_dir, run)?;
+        all.app_ms.extend(r.app_ms);
+        all.sync_ms.extend(r.sync_ms);
+        all.page_ms.extend(r.page_ms);
+        (all.boxes, all.elements) = (r.boxes, r.elements);
+    }
+    let row = |what: &str, values: &[f64]| {
+        let mut sorted = values.to_vec();
+        sorted.sort_by(f64::total_cmp);
+        // p90 by nearest rank.
+        let rank = (sorted.len() as f64 * 0.9).ceil() as usize;
+        let p90 = sorted.get(rank.saturating_sub(1)).copied();
+        let f = |v: Option<f64>| v.map_or("—".to_string(), |v| format!("{v:.1}"));
+        format!(
+            "| {what} | {} | {} | {} | {} |\n",
+            f(median(values.to_vec())),
+            f(p90),
+            f(sorted.first().copied()),
+            f(sorted.last().copied())
+        )
+    };
+    let EditRun {
+        boxes, elements, ..
+    } = all;
+    let mut md = format!(
+        "Re-specializing the call `tower` of `live_specialization.onnx` (a 280-node \
+         function, 205 nodes once specialized; {boxes} boxes, {elements} SVG elements \
+         drawn), {SPECIALIZE_EDITS} edits of `mode` in the call editor in each of {runs} \
+         fresh browsers ({} edits):\n\n\
+         | edit to redraw (headless Chromium, wasm) | median ms | p90 ms | min ms | max ms |\n\
+         |---|---:|---:|---:|---:|\n",
+        all.app_ms.len()
+    );
+    md.push_str(&row(
+        "the app's `specialize_ms` (change handler to painted)",
+        &all.app_ms,
+    ));
+    md.push_str(&row(
+        "its synchronous part (`specialize_edit_ms`)",
+        &all.sync_ms,
+    ));
+    md.push_str(&row(
+        "seen by the page (change event to painted)",
+        &all.page_ms,
+    ));
+    Ok(md)
+}
+
+/// One fresh browser: open the example, open the call, fit, edit (see the module
+/// documentation). The first run may record a CPU profile.
+fn edit_run(addr: SocketAddr, out_dir: &Path, run: usize) -> Result<EditRun, String> {
+    let browser = Browser::launch()?;
+    browser.set_viewport(1600, 1000)?;
+    browser.goto(&format!(
+        "http://{addr}/?model=examples/live_specialization.onnx"
+    ))?;
+    let poll = |what: &str, script: &str| -> Result<Value, String> {
+        let started = Instant::now();
+        loop {
+            let v = browser.execute(script, vec![])?;
+            if !v.is_null() && v != json!(false) {
+                return Ok(v);
+            }
+            if started.elapsed() > Duration::from_secs(60) {
+                return Err(format!("live specialization: {what} within 60 s"));
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    };
+    let call = r#"[data-testid="graph"] g[data-name="tower"]"#;
+    poll(
+        "the model drawn",
+        &format!("return window.__graftReady === true && !!document.querySelector('{call}');"),
+    )?;
+    let drawn = "document.querySelectorAll('[data-testid=\"graph\"] g[data-item]').length";
+    let count = || -> Result<u64, String> {
+        Ok(browser
+            .execute(&format!("return {drawn};"), vec![])?
+            .as_u64()
+            .unwrap_or(0))
+    };
+    // Open the call, then fit the graph to the screen.
+    let marker = browser
+        .find(&format!("{call} [data-toggle]"))?
+        .ok_or("live specialization: no expand marker on the call")?;
+    let before = count()?;
+    browser.click(&marker)?;
+    poll(
+        "the call's body drawn",
+        &format!("return {drawn} > {before} + 20;"),
+    )?;
+    let fit = browser
+        .find(r#"[data-testid="fit"]"#)?
+        .ok_or("live specialization: no Fit button")?;
+    let before = count()?;
+    browser.click(&fit)?;
+    poll(
+        "the fitted graph drawn",
+        &format!("return {drawn} != {before};"),
+    )?;
+
+    browser.execute(OBSERVE_EDITS, vec![])?;
+    let profile = run == 0 && std::env::var("GRAFT_APP_BENCH_PROFILE").is_ok_and(|v| v == "1");
+    let metrics = || -> HashMap<String, f64> {
+        browser
+            .cdp("Performance.getMetrics", json!({}))
+            .ok()
+            .and_then(|m| m["metrics"].as_array().cloned())
+            .unwrap_or_default()
+            .iter()
+            .filter_map(|m| Some((m["name"].as_str()?.to_string(), m["value"].as_f64()?)))
+            .collect()
+    };
+    let mut metrics_before = HashMap::new();
+    if profile {
+        browser.cdp("Performance.enable", json!({}))?;
+        browser.cdp("Profiler.enable", json!({}))?;
+        browser.cdp("Profiler.setSamplingInterval", json!({ "interval": 100 }))?;
+        browser.cdp("Profiler.start", json!({}))?;
+        metrics_before = metrics();
+    }
+    let mut out = EditRun::default();
+    for k in 0..=SPECIALIZE_EDITS {
+        // The call starts at mode = 1.
+        let mode = if k % 2 == 0 { "0" } else { "1" };
+        browser.execute(
+            "if (window.__graftTimings) { delete window.__graftTimings.specialize_ms; } \
+             window.__edit = null;",
+            vec![],
+        )?;
+        let input = browser
+            .find(r#"[data-testid="call-attr-mode"]"#)?
+            .ok_or("live specialization: the call editor shows no `mode`")?;
+        browser.clear(&input)?;
+        browser.send_keys(&input, &format!("{mode}\u{E004}"))?;
+        let v = poll(
+            "an edit redrawn",
+            &format!("{EDIT_DONE} return done('mode_{mode}');"),
+        )?;
+        if v["error"].as_str().is_some_and(|e| !e.trim().is_empty()) {
+            return Err(format!("live specialization: the app says {}", v["error"]));
+        }
+        if v["overload"] != json!(true) {
+            return Err(format!(
+                "live specialization: edit {k} did not show overload mode_{mode}: {v}"
+            ));
+        }
+        out.boxes = v["boxes"].as_u64().unwrap_or(0);
+        out.elements = v["elements"].as_u64().unwrap_or(0);
+        let ms = |key: &str| v[key].as_f64().unwrap_or(f64::NAN);
+        println!(
+            "  edit {k:>2} (mode = {mode}): {:.1} ms to painted ({:.1} ms synchronous), \
+             the page saw {:.1} ms (canvas changed at {:.1}, next frame at {:.1}){}",
+            ms("app"),
+            ms("sync"),
+            ms("page"),
+            ms("mutated"),
+            ms("frame"),
+            if k == 0 {
+                " (warm-up, not counted)"
+            } else {
+                ""
+            }
+        );
+        if k > 0 {
+            out.app_ms.extend(v["app"].as_f64());
+            out.sync_ms.extend(v["sync"].as_f64());
+            out.page_ms.extend(v["page"].as_f64());
+        }
+    }
+    if profile {
+        let after = metrics();
+        for name in ["ScriptDuration", "RecalcStyleDuration", "LayoutDuration"] {
+            let d = after.get(name).copied().unwrap_or(0.0)
+                - metrics_before.get(name).copied().unwrap_or(0.0);
+            let per_edit = d * 1e3 / (SPECIALIZE_EDITS + 1) as f64;
+            println!("  {name}: {per_edit:.1} ms per edit (polls included)");
+        }
+        let result = browser.cdp("Profiler.stop", json!({}))?;
+        let path = out_dir.join("specialize.cpuprofile");
+        std::fs::write(&path, result["profile"].to_string())
+            .map_err(|e| format!("{}: {e}", path.display()))?;
+        println!("  CPU profile of the edits: {}", path.display());
+    }
+    if run == 0 {
+        let _ = browser.screenshot(&out_dir.join("shots/graft-live-specialization.png"));
+    }
+    Ok(out)
+}
+
+/// Watches the call editor's `mode` field and the canvas: `window.__edit` gets `t0` at
+/// the `change` event (capturing, before the app's handler), and `painted` from a
+/// zero-delay timeout queued by the animation frame after the canvas's first mutation.
+const OBSERVE_EDITS: &str = r#"
+const content = document.querySelector('[data-testid="graph"] .graph-content');
+document.addEventListener('change', (e) => {
+  if (e.target.dataset.testid !== 'call-attr-mode' || e.target.value.trim() === '') return;
+  window.__edit = { t0: performance.now(), mutated: null, frame: null, painted: null };
+}, true);
+new MutationObserver(() => {
+  const e = window.__edit;
+  if (!e || e.mutated !== null) return;
+  e.mutated = performance.now();
+  requestAnimationFrame(() => {
+    e.frame = performance.now();
+    setTimeout(() => { e.painted = performance.now(); }, 0);
+  });
+}).observe(content, { childList: true, subtree: true, attributes: true });
+return true;
+"#;
+
+/// Defines `done(overload)`: `null` until both timings of the edit are in, then what
+/// was measured and whether the call editor shows `overload`.
+const EDIT_DONE: &str = r#"
+const done = (overload) => {
+  const t = window.__graftTimings || {};
+  const e = window.__edit;
+  if (t.specialize_ms === undefined || !e || e.painted === null) return null;
+  const graph = document.querySelector('[data-testid="graph"]');
+  const shown = (document.querySelector('[data-testid="call-overload"]') || {}).textContent || '';
+  return {
+    app: t.specialize_ms,
+    sync: t.specialize_edit_ms,
+    page: e.painted - e.t0,
+    mutated: e.mutated - e.t0,
+    frame: e.frame - e.t0,
+    overload: shown.includes(overload),
+    boxes: graph.querySelectorAll('g[data-item]').length,
+    elements: graph.querySelector('.graph-content').getElementsByTagName('*').length,
+    error: (document.querySelector('[data-testid="error"]') || {}).textContent || '',
+  };
+};
+"#;
 
 fn env_path(name: &str) -> Option<PathBuf> {
     std::env::var_os(name)

@@ -1,16 +1,21 @@
 //! The graph canvas: the laid-out model drawn as SVG, only the part on screen and at
 //! the detail the zoom allows. Drag pans, the wheel zooms around the pointer, a click
-//! on a group's `+`/`−` expands or collapses it in place, a click on a box shows its
-//! properties. Beside it: search over every graph, function body and subgraph, and
-//! the properties of the selected item.
+//! on a group's `+`/`−` expands or collapses it in place, a click on a box selects it
+//! and shows its properties, Shift+click adds a node to the selection or takes it
+//! out. Beside it: search over every graph, function body and subgraph, the selected
+//! nodes with Outline… (`outline.rs`), and the properties of the selected item.
+
+mod outline;
 
 use leptos::prelude::*;
 
-use graft::view::svg::{DEFS, Detail, STYLE};
+use graft::view::svg::{Detail, STYLE};
 use graft::view::{ItemId, Rect};
 
 use crate::platform;
 use crate::state::{AppState, FunctionInfo, SearchHit};
+
+use outline::Outline;
 
 /// Zoom limits (screen pixels per layout unit).
 const MIN_ZOOM: f64 = 0.02;
@@ -34,7 +39,7 @@ pub fn GraphPanel() -> impl IntoView {
         zoom: 1.0,
     });
     let size = RwSignal::new((1200.0f64, 800.0f64));
-    let selected = RwSignal::new(None::<ItemId>);
+    let selection = state.selection;
     let results = RwSignal::new(Vec::<SearchHit>::new());
     let searched = RwSignal::new(false);
     let help = RwSignal::new(false);
@@ -90,14 +95,12 @@ pub fn GraphPanel() -> impl IntoView {
     platform::on_resize(measure);
 
     // A newly opened model: fit it, clear what belonged to the previous one, and say
-    // when it is drawn.
+    // when it is drawn. An edit keeps the camera (and `state` carries the selection).
     Effect::new(move |_| {
-        let name = state.name.get();
-        let _ = state.summary.get();
-        selected.set(None);
+        let _ = state.opened.get();
         results.set(Vec::new());
         searched.set(false);
-        if name.is_some() {
+        if state.name.get_untracked().is_some() {
             // Untracked: the effect follows the open model, not every redraw.
             untrack(|| fit_with(true));
             ready.set(true);
@@ -126,10 +129,10 @@ pub fn GraphPanel() -> impl IntoView {
         "Escape" => {
             state.cancel_work();
             help.set(false);
-            selected.set(None);
+            state.select(Vec::new());
         }
         "Enter" | " " => {
-            if let Some(item) = selected.get_untracked() {
+            if let Some(item) = selection.with_untracked(|s| s.last().copied()) {
                 state.toggle(item);
             }
         }
@@ -169,7 +172,7 @@ pub fn GraphPanel() -> impl IntoView {
         let Some((region, detail)) = drawn.get() else {
             return String::new();
         };
-        state.graph_svg(region, detail, selected.get())
+        selection.with(|selected| state.graph_svg(region, detail, selected))
     };
     let transform = move || {
         let c = camera.get();
@@ -217,16 +220,34 @@ pub fn GraphPanel() -> impl IntoView {
         if moved.get_value() {
             return;
         }
+        let shift = platform::shift_held(&e);
         if let Some(id) = platform::target_attribute(&e, "data-toggle").and_then(|s| s.parse().ok())
         {
             state.toggle(id);
-            selected.set(Some(id));
+            if !shift {
+                state.select(vec![id]);
+            }
         } else if let Some(id) =
             platform::target_attribute(&e, "data-item").and_then(|s| s.parse().ok())
         {
-            selected.set(Some(id));
-        } else {
-            selected.set(None);
+            if shift {
+                // Shift+click: a node joins the selection, or leaves it.
+                if state.is_node(id) {
+                    let mut items = selection.get_untracked();
+                    items.retain(|&i| state.is_node(i));
+                    match items.iter().position(|&i| i == id) {
+                        Some(k) => {
+                            items.remove(k);
+                        }
+                        None => items.push(id),
+                    }
+                    state.select(items);
+                }
+            } else {
+                state.select(vec![id]);
+            }
+        } else if !shift {
+            state.select(Vec::new());
         }
     };
     let on_dblclick = move |e: leptos::ev::MouseEvent| {
@@ -242,7 +263,7 @@ pub fn GraphPanel() -> impl IntoView {
         searched.set(!q.is_empty());
     };
     let jump = move |item: ItemId| {
-        selected.set(Some(item));
+        state.select(vec![item]);
         if let Some(r) = state.reveal(item) {
             center_on(r);
         }
@@ -261,7 +282,7 @@ pub fn GraphPanel() -> impl IntoView {
                 on:dblclick=on_dblclick
             >
                 <svg class="graph-svg" width="100%" height="100%">
-                    <g inner_html=format!("<style>{STYLE}</style>{DEFS}")></g>
+                    <g inner_html=format!("<style>{STYLE}</style>")></g>
                     <g class="graph-content" transform=transform inner_html=content></g>
                 </svg>
                 <div class="graph-controls">
@@ -291,6 +312,7 @@ pub fn GraphPanel() -> impl IntoView {
                         <p>"f fit · e expand all · c collapse all · ] open a level · [ close a level · + / − zoom"</p>
                         <p>"Enter or Space: expand/collapse the selected group · Esc: clear, or cancel a running expand"</p>
                         <p>"Mouse: drag to pan, wheel to zoom, click + / − or double-click a group"</p>
+                        <p>"Shift+click: add a node to the selection or take it out; Outline… (beside the graph) makes the selected nodes a function"</p>
                     </div>
                 </Show>
             </div>
@@ -320,7 +342,8 @@ pub fn GraphPanel() -> impl IntoView {
                         </li>
                     </For>
                 </ul>
-                <Properties selected=selected/>
+                <Outline/>
+                <Properties/>
                 <FunctionLibrary on_jump=jump/>
             </aside>
         </div>
@@ -328,9 +351,14 @@ pub fn GraphPanel() -> impl IntoView {
 }
 
 #[component]
-fn Properties(selected: RwSignal<Option<ItemId>>) -> impl IntoView {
+fn Properties() -> impl IntoView {
     let state = expect_context::<AppState>();
-    let props = move || selected.get().and_then(|id| state.properties(id));
+    let props = move || {
+        state
+            .selection
+            .with(|s| s.last().copied())
+            .and_then(|id| state.properties(id))
+    };
     view! {
         {move || props().map(|p| view! {
             <section class="props" data-testid="properties">

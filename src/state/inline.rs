@@ -16,7 +16,7 @@ use graft::inline::{Candidate, InlineOptions, Mode};
 use graft::ir::NodeId;
 use graft::view::{Item, ItemKind};
 
-use super::{LoadedFile, OpenModel, Session, load_model, open_model};
+use super::{LoadedFile, Moves, OpenModel, Session, load_model, open_model};
 
 /// An inline being set up.
 #[derive(Debug)]
@@ -229,13 +229,29 @@ impl Session {
         if self.draft.is_some() || self.work.is_some() {
             return false;
         }
-        match self.history.pop() {
-            Some(previous) => {
-                self.open = Some(previous);
-                true
+        let Some(mut previous) = self.history.pop() else {
+            return false;
+        };
+        // The groups open now stay open in the model before, where they exist.
+        let current = self.open.take();
+        let mut items = graft::hash::FxMap::default();
+        if let (Some(now), Some(scene)) = (
+            current.as_ref().and_then(|c| c.scene.as_ref()),
+            previous.scene.as_mut(),
+        ) {
+            items = scene.follow(&previous.model, &now.view);
+            if scene.layout(&previous.model, &mut || false).is_err() {
+                items.clear();
             }
-            None => false,
         }
+        self.moves = current.map(|c| Moves {
+            from: c.serial,
+            to: previous.serial,
+            items,
+            focus: None,
+        });
+        self.open = Some(previous);
+        true
     }
 
     pub fn can_undo(&self) -> bool {

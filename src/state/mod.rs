@@ -5,7 +5,10 @@
 
 use std::rc::Rc;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 
+use graft::hash::FxMap;
+use graft::ir::NodeId;
 use graft::view::svg::{self, Detail};
 use graft::view::{ItemId, ItemKind, Progress, Rect, Scene, Snapshot, View};
 use graft::{Diagnostic, ExportOptions, Model, Severity, Summary};
@@ -33,6 +36,10 @@ pub const EXAMPLES: &[Example] = &[
     Example {
         file: "function_library.onnx",
         label: "Function library: overloads and defaults",
+    },
+    Example {
+        file: "live_specialization.onnx",
+        label: "Live specialization: a 280-node function",
     },
     Example {
         file: "silero_vad.onnx",
@@ -81,6 +88,26 @@ pub struct OpenModel {
     pub summary: Arc<Summary>,
     /// The laid-out graph (`None` for a model without a graph).
     pub scene: Option<Scene>,
+    /// Which state of the model this is: new for every open, edit and preview; undo
+    /// brings an earlier one back with its serial. Item ids mean something only
+    /// together with it.
+    pub serial: u64,
+}
+
+/// How the items of one state of the model map into the next (an edit or an undo):
+/// the app carries its selection through it.
+#[derive(Debug)]
+struct Moves {
+    from: u64,
+    to: u64,
+    items: FxMap<ItemId, ItemId>,
+    /// What to select afterwards instead (an outline selects its new call).
+    focus: Option<ItemId>,
+}
+
+fn next_serial() -> u64 {
+    static SERIAL: AtomicU64 = AtomicU64::new(1);
+    SERIAL.fetch_add(1, Ordering::Relaxed)
 }
 
 /// Identifies one load; only the latest one may replace the open model.
@@ -142,6 +169,10 @@ pub struct Session {
     /// Functions the user keeps in the library even when no call is left
     /// (specialization removes other generics it leaves uncalled).
     kept: std::collections::BTreeSet<graft::ir::FunctionKey>,
+    /// How the last edit or undo moved the items.
+    moves: Option<Moves>,
+    /// How many models have been opened (not edited): the canvas fits each new one.
+    opened: u64,
 }
 
 impl Session {
@@ -190,6 +221,8 @@ impl Session {
                 self.draft = None;
                 self.history.clear();
                 self.kept.clear();
+                self.moves = None;
+                self.opened += 1;
             }
             Err(message) => self.error = Some(message),
         }
@@ -398,10 +431,15 @@ impl Session {
             .collect()
     }
 
-    /// Applies a core edit to a copy of the open model. On success the copy is shown
-    /// and the model before goes on the undo stack; on an error nothing changes and
-    /// the error is shown.
-    fn edit(&mut self, what: &str, change: impl FnOnce(&mut Model) -> Result<(), String>) -> bool {
+    /// Applies a core edit to a copy of the open model. On success the copy is shown,
+    /// with the groups open that were open before (and the node `change` returns
+    /// selected, if any), and the model before goes on the undo stack; on an error
+    /// nothing changes and the error is shown.
+    fn edit(
+        &mut self,
+        what: &str,
+        change: impl FnOnce(&mut Model) -> Result<Option<NodeId>, String>,
+    ) -> bool {
         if self.draft.is_some() || self.work.is_some() {
             return false;
         }
@@ -409,18 +447,98 @@ impl Session {
             return false;
         };
         let mut model = open.model.clone();
-        if let Err(e) = change(&mut model) {
-            self.error = Some(format!("{what}: {e}"));
-            return false;
-        }
+        let focus = match change(&mut model) {
+            Ok(focus) => focus,
+            Err(e) => {
+                self.error = Some(format!("{what}: {e}"));
+                return false;
+            }
+        };
         let diagnostics = graft::check::check(&model);
         let summary = Arc::new(Summary::of(&model, &diagnostics));
-        let next = open_model(open.name.clone(), open.origin, model, summary);
+        let (next, items) = open_edited(open, model, summary);
+        let focus = focus.and_then(|node| {
+            let view = &next.scene.as_ref()?.view;
+            let found = view
+                .items
+                .iter()
+                .position(|i| matches!(i.kind, ItemKind::Node { node: n, .. } if n == node))?;
+            ItemId::try_from(found).ok()
+        });
+        self.moves = Some(Moves {
+            from: open.serial,
+            to: next.serial,
+            items,
+            focus,
+        });
         if let Some(before) = self.open.replace(next) {
             self.history.push(before);
         }
         self.error = None;
         true
+    }
+
+    /// The serial of the open model and `items` (of the model state `from`) as they
+    /// are in it: carried through the last edit or undo, else nothing.
+    pub fn carry(&self, from: u64, items: &[ItemId]) -> (u64, Vec<ItemId>) {
+        let Some(open) = self.open.as_ref() else {
+            return (0, Vec::new());
+        };
+        if open.serial == from {
+            return (from, items.to_vec());
+        }
+        let carried = match &self.moves {
+            Some(m) if m.from == from && m.to == open.serial => match m.focus {
+                Some(focus) => vec![focus],
+                None => items
+                    .iter()
+                    .filter_map(|i| m.items.get(i).copied())
+                    .collect(),
+            },
+            _ => Vec::new(),
+        };
+        (open.serial, carried)
+    }
+
+    /// How many models have been opened so far (edits do not count).
+    pub fn opened(&self) -> u64 {
+        self.opened
+    }
+
+    /// The nodes among `items` (each once, in order).
+    pub fn selected_nodes(&self, items: &[ItemId]) -> Vec<NodeId> {
+        let Some(scene) = self.open.as_ref().and_then(|o| o.scene.as_ref()) else {
+            return Vec::new();
+        };
+        let mut nodes = Vec::new();
+        for &item in items {
+            if let Some(ItemKind::Node { node, .. }) = scene.kind(item)
+                && !nodes.contains(node)
+            {
+                nodes.push(*node);
+            }
+        }
+        nodes
+    }
+
+    /// Why `text` cannot name a new function (`DOMAIN.NAME`), or `None` if it can.
+    pub fn new_function_problem(&self, text: &str) -> Option<String> {
+        let model = &self.open.as_ref()?.model;
+        graft::library::new_function_key(model, text)
+            .err()
+            .map(|e| e.to_string())
+    }
+
+    /// Moves the nodes among `items` into a new function `DOMAIN.NAME` called where
+    /// they were (undoable); the new call is selected.
+    pub fn outline(&mut self, items: &[ItemId], name: &str) -> bool {
+        let nodes = self.selected_nodes(items);
+        self.edit(&format!("Outlining {}", name.trim()), |m| {
+            let key = graft::library::new_function_key(m, name).map_err(|e| e.to_string())?;
+            let key = graft::library::outline(m, &nodes, &key.domain, &key.name)
+                .map_err(|e| e.to_string())?;
+            Ok(graft::library::call_sites(m, &key).first().copied())
+        })
     }
 
     /// Sets compile-time attributes on a call (ONNX text, `alpha = 0.2`; empty: keep
@@ -440,7 +558,7 @@ impl Session {
         let options = self.specialize_options(None);
         self.edit("Specializing the call", |m| {
             graft::specialize::specialize_with(m, node, &attrs, &options)
-                .map(drop)
+                .map(|_| None)
                 .map_err(|e| e.to_string())
         })
     }
@@ -472,7 +590,7 @@ impl Session {
         let options = self.specialize_options(None);
         self.edit("Specializing the call", |m| {
             graft::specialize::specialize_with(m, node, &[attribute], &options)
-                .map(drop)
+                .map(|_| None)
                 .map_err(|e| e.to_string())
         })
     }
@@ -496,7 +614,7 @@ impl Session {
         let options = self.specialize_options(Some(key.clone()));
         self.edit(&format!("Specializing the calls of {key}"), |m| {
             graft::specialize::specialize_all_with(m, &options)
-                .map(drop)
+                .map(|_| None)
                 .map_err(|e| e.to_string())
         })
     }
@@ -521,7 +639,9 @@ impl Session {
     /// Points a call at another existing overload of its function (undoable).
     pub fn use_overload(&mut self, node: graft::ir::NodeId, overload: &str) -> bool {
         self.edit("Choosing the overload", |m| {
-            graft::specialize::use_overload(m, node, overload).map_err(|e| e.to_string())
+            graft::specialize::use_overload(m, node, overload)
+                .map(|()| None)
+                .map_err(|e| e.to_string())
         })
     }
 
@@ -536,7 +656,7 @@ impl Session {
         };
         self.edit(&format!("Expanding {op}"), |m| {
             graft::library::expand_standard(m, node)
-                .map(drop)
+                .map(|_| None)
                 .map_err(|e| e.to_string())
         })
     }
@@ -553,7 +673,7 @@ impl Session {
         };
         self.edit(&format!("Inlining the calls of {key}"), |m| {
             graft::library::inline_calls(m, &graft::library::Which::Key(key.clone()))
-                .map(drop)
+                .map(|_| None)
                 .map_err(|e| e.to_string())
         })
     }
@@ -564,7 +684,9 @@ impl Session {
             return false;
         };
         self.edit(&format!("Deleting {key}"), |m| {
-            graft::library::delete_function(m, &key).map_err(|e| e.to_string())
+            graft::library::delete_function(m, &key)
+                .map(|()| None)
+                .map_err(|e| e.to_string())
         })
     }
 
@@ -579,21 +701,21 @@ impl Session {
         };
         self.edit(&format!("Renaming {key}"), |m| {
             graft::library::rename_function(m, &key, domain, name)
-                .map(drop)
+                .map(|_| None)
                 .map_err(|e| e.to_string())
         })
     }
 
     /// The SVG elements of the graph inside `view` (layout coordinates) at `zoom`
     /// (screen pixels per layout unit).
-    pub fn graph_svg(&self, view: Rect, detail: Detail, hit: Option<ItemId>) -> String {
+    pub fn graph_svg(&self, view: Rect, detail: Detail, selected: &[ItemId]) -> String {
         let Some(open) = self.open.as_ref() else {
             return String::new();
         };
         let Some(scene) = open.scene.as_ref() else {
             return String::new();
         };
-        svg::region(scene, &open.model, view, detail, hit, &|item| {
+        svg::region(scene, &open.model, view, detail, selected, &|item| {
             self.is_new(item)
         })
     }
@@ -912,7 +1034,34 @@ fn open_model(name: String, origin: Origin, model: Model, summary: Arc<Summary>)
         model,
         summary,
         scene,
+        serial: next_serial(),
     }
+}
+
+/// The edited `model` of `before` ready to show, with the groups open that were open
+/// before; and which item of `before` became which.
+fn open_edited(
+    before: &OpenModel,
+    model: Model,
+    summary: Arc<Summary>,
+) -> (OpenModel, FxMap<ItemId, ItemId>) {
+    let mut items = FxMap::default();
+    let scene = View::of_model(&model).and_then(|view| {
+        let mut scene = Scene::new(view);
+        if let Some(old) = before.scene.as_ref() {
+            items = scene.follow(&model, &old.view);
+        }
+        scene.layout(&model, &mut || false).ok().map(|_| scene)
+    });
+    let open = OpenModel {
+        name: before.name.clone(),
+        origin: before.origin,
+        model,
+        summary,
+        scene,
+        serial: next_serial(),
+    };
+    (open, items)
 }
 
 /// Which file is the model: the first `.onnx` one, else the first.
@@ -958,6 +1107,12 @@ pub struct AppState {
     /// The inline dialog's contents while one is set up.
     pub inline: Memo<Option<InlineView>>,
     pub can_undo: Memo<bool>,
+    /// How many models have been opened (edits do not count).
+    pub opened: Memo<u64>,
+    /// The items selected on the canvas, the one whose properties show last.
+    pub selection: RwSignal<Vec<ItemId>>,
+    /// The model state (`OpenModel::serial`) the selection's item ids belong to.
+    selection_of: StoredValue<u64>,
 }
 
 impl AppState {
@@ -978,6 +1133,9 @@ impl AppState {
             work: RwSignal::new(None),
             inline: Memo::new(move |_| session.with(Session::inline_view)),
             can_undo: Memo::new(move |_| session.with(Session::can_undo)),
+            opened: Memo::new(move |_| session.with(Session::opened)),
+            selection: RwSignal::new(Vec::new()),
+            selection_of: StoredValue::new(0),
             functions: Memo::new(move |_| {
                 session.with(|s| {
                     s.open().map_or_else(Vec::new, |o| {
@@ -990,6 +1148,54 @@ impl AppState {
                 })
             }),
         }
+    }
+
+    /// Changes the session; the selection follows the open model's items (through an
+    /// edit or undo), or is cleared when the model was replaced otherwise.
+    fn change<R>(self, f: impl FnOnce(&mut Session) -> R) -> Option<R> {
+        let result = self.session.try_update(f);
+        let from = self.selection_of.get_value();
+        let (serial, items) = self
+            .session
+            .with_untracked(|s| self.selection.with_untracked(|sel| s.carry(from, sel)));
+        if serial != from {
+            self.selection_of.set_value(serial);
+            self.selection.set(items);
+        }
+        result
+    }
+
+    /// Selects `items` (of the open model), the one whose properties show last.
+    pub fn select(self, items: Vec<ItemId>) {
+        let serial = self
+            .session
+            .with_untracked(|s| s.open().map_or(0, |o| o.serial));
+        self.selection_of.set_value(serial);
+        self.selection.set(items);
+    }
+
+    /// The nodes among the selected items.
+    pub fn selected_nodes(self) -> Vec<NodeId> {
+        let items = self.selection.get();
+        self.session.with(|s| s.selected_nodes(&items))
+    }
+
+    /// Whether `item` is a node (and so can be outlined).
+    pub fn is_node(self, item: ItemId) -> bool {
+        self.session
+            .with_untracked(|s| !s.selected_nodes(&[item]).is_empty())
+    }
+
+    /// Why `text` cannot name a new function, or `None`.
+    pub fn new_function_problem(self, text: &str) -> Option<String> {
+        self.session.with(|s| s.new_function_problem(text))
+    }
+
+    /// Outlines the selected nodes into the new function `name` (undoable). Whether it
+    /// was done; an error shows in the banner.
+    pub fn outline(self, name: String) -> bool {
+        let items = self.selection.get_untracked();
+        self.change(|s| s.outline(&items, &name)).unwrap_or(false)
     }
 
     /// The open model as ONNX text, or its `function`-th function.
@@ -1025,8 +1231,7 @@ impl AppState {
                 })
                 .map_err(|e| format!("{file}: {e}"));
             let started = platform::now_ms();
-            self.session
-                .update(|s| s.finish(ticket, files, Origin::Example(file)));
+            self.change(|s| s.finish(ticket, files, Origin::Example(file)));
             platform::publish_timing("open_ms", platform::now_ms() - started);
         });
     }
@@ -1051,8 +1256,7 @@ impl AppState {
                 })
                 .map_err(|e| format!("{name}: {e}"));
             let started = platform::now_ms();
-            self.session
-                .update(|s| s.finish(ticket, files, Origin::Files));
+            self.change(|s| s.finish(ticket, files, Origin::Files));
             platform::publish_timing("open_ms", platform::now_ms() - started);
         });
     }
@@ -1075,8 +1279,7 @@ impl AppState {
         spawn_local(async move {
             let files = picked.read().await;
             let started = platform::now_ms();
-            self.session
-                .update(|s| s.finish(ticket, files, Origin::Files));
+            self.change(|s| s.finish(ticket, files, Origin::Files));
             platform::publish_timing("open_ms", platform::now_ms() - started);
         });
     }
@@ -1088,31 +1291,30 @@ impl AppState {
             return;
         }
         spawn_local(async move {
-            let result = picked.read().await.and_then(|files| {
-                self.session
-                    .try_update(|s| s.begin_inline(files))
-                    .unwrap_or(Ok(()))
-            });
+            let result = picked
+                .read()
+                .await
+                .and_then(|files| self.change(|s| s.begin_inline(files)).unwrap_or(Ok(())));
             if let Err(message) = result {
-                self.session.update(|s| s.set_error(message));
+                self.change(|s| s.set_error(message));
             }
         });
     }
 
     pub fn inline_bind(self, index: usize, value: Option<String>) {
-        self.session.update(|s| s.inline_bind(index, value));
+        self.change(|s| s.inline_bind(index, value));
     }
 
     pub fn inline_expose(self, index: usize, exposed: bool) {
-        self.session.update(|s| s.inline_expose(index, exposed));
+        self.change(|s| s.inline_expose(index, exposed));
     }
 
     pub fn inline_prefix(self, prefix: String) {
-        self.session.update(|s| s.inline_prefix(prefix));
+        self.change(|s| s.inline_prefix(prefix));
     }
 
     pub fn inline_as_function(self, function: Option<String>) {
-        self.session.update(|s| s.inline_as_function(function));
+        self.change(|s| s.inline_as_function(function));
     }
 
     pub fn inline_candidates(self, index: usize) -> Vec<graft::inline::Candidate> {
@@ -1121,17 +1323,17 @@ impl AppState {
 
     /// Apply; an error stays in the dialog (it is the draft's own).
     pub fn apply_inline(self) {
-        self.session.update(|s| {
+        self.change(|s| {
             let _ = s.apply_inline();
         });
     }
 
     pub fn cancel_inline(self) {
-        self.session.update(Session::cancel_inline);
+        self.change(Session::cancel_inline);
     }
 
     pub fn undo(self) {
-        self.session.update(|s| {
+        self.change(|s| {
             s.undo();
         });
     }
@@ -1142,17 +1344,17 @@ impl AppState {
             platform::download(&name, &bytes).map_err(|e| format!("Export of {name} failed: {e}"))
         });
         if let Err(message) = saved {
-            self.session.update(|s| s.set_error(message));
+            self.change(|s| s.set_error(message));
         }
     }
 
     pub fn dismiss_error(self) {
-        self.session.update(Session::dismiss_error);
+        self.change(Session::dismiss_error);
     }
 
     pub fn toggle(self, item: ItemId) {
         let started = platform::now_ms();
-        self.session.update(|s| {
+        self.change(|s| {
             s.toggle(item);
         });
         platform::publish_timing("toggle_ms", platform::now_ms() - started);
@@ -1199,7 +1401,7 @@ impl AppState {
             Step::Finished => {
                 self.work.set(None);
                 // Redraw with the new placement.
-                self.session.update(|_| ());
+                self.change(|_| ());
                 platform::publish_timing("expand_ms", platform::now_ms() - started);
                 done();
             }
@@ -1213,7 +1415,7 @@ impl AppState {
 
     /// Cancel: the graph goes back to how it was before the running expand.
     pub fn cancel_work(self) {
-        self.session.update(Session::cancel_work);
+        self.change(Session::cancel_work);
         self.work.set(None);
     }
 
@@ -1244,46 +1446,56 @@ impl AppState {
             .with(|s| s.check_call_attribute(node, name, value).map(drop))
     }
 
+    /// Sets one attribute of a call from the call editor and specializes it; timed as
+    /// `specialize_call` is.
     pub fn set_call_attribute(self, node: graft::ir::NodeId, name: String, value: String) {
         let started = platform::now_ms();
-        self.session.update(|s| {
+        self.change(|s| {
             s.set_call_attribute(node, &name, &value);
         });
-        platform::publish_timing("specialize_ms", platform::now_ms() - started);
+        platform::publish_timing("specialize_edit_ms", platform::now_ms() - started);
+        platform::after_next_paint(move || {
+            platform::publish_timing("specialize_ms", platform::now_ms() - started);
+        });
     }
 
+    /// Specializes the call with `attributes` (the call editor). Publishes
+    /// `specialize_edit_ms` (the model edited, checked, its view built and laid out)
+    /// and `specialize_ms` (from the edit to the redrawn canvas painted: the frame
+    /// after the edit has run its style, layout and paint).
     pub fn specialize_call(self, node: graft::ir::NodeId, attributes: String) {
         let started = platform::now_ms();
-        self.session.update(|s| {
+        self.change(|s| {
             s.specialize_call(node, &attributes);
         });
-        platform::publish_timing("specialize_ms", platform::now_ms() - started);
+        platform::publish_timing("specialize_edit_ms", platform::now_ms() - started);
+        platform::after_next_paint(move || {
+            platform::publish_timing("specialize_ms", platform::now_ms() - started);
+        });
     }
 
     pub fn expand_standard(self, node: graft::ir::NodeId) {
-        self.session.update(|s| {
+        self.change(|s| {
             s.expand_standard(node);
         });
     }
 
     pub fn use_overload(self, node: graft::ir::NodeId, overload: String) {
-        self.session.update(|s| {
+        self.change(|s| {
             s.use_overload(node, &overload);
         });
     }
 
     pub fn library_inline_all(self, index: usize) {
-        self.session.update(|s| {
+        self.change(|s| {
             s.library_inline_all(index);
         });
     }
 
     pub fn library_specialize_all(self, index: usize) {
-        let started = platform::now_ms();
-        self.session.update(|s| {
+        self.change(|s| {
             s.library_specialize_all(index);
         });
-        platform::publish_timing("specialize_ms", platform::now_ms() - started);
     }
 
     pub fn library_kept(self, index: usize) -> bool {
@@ -1295,13 +1507,13 @@ impl AppState {
     }
 
     pub fn library_delete(self, index: usize) {
-        self.session.update(|s| {
+        self.change(|s| {
             s.library_delete(index);
         });
     }
 
     pub fn library_rename(self, index: usize, to: String) {
-        self.session.update(|s| {
+        self.change(|s| {
             s.library_rename(index, &to);
         });
     }
@@ -1310,8 +1522,8 @@ impl AppState {
         self.session.with(Session::function_library)
     }
 
-    pub fn graph_svg(self, view: Rect, detail: Detail, hit: Option<ItemId>) -> String {
-        self.session.with(|s| s.graph_svg(view, detail, hit))
+    pub fn graph_svg(self, view: Rect, detail: Detail, selected: &[ItemId]) -> String {
+        self.session.with(|s| s.graph_svg(view, detail, selected))
     }
 
     pub fn graph_overview(self) -> Option<(String, usize)> {
@@ -1335,8 +1547,7 @@ impl AppState {
         // The document has a 16 px margin on each side (svg::document).
         let result = platform::download_png(&name, &text, f64::from(w) + 32.0, f64::from(h) + 32.0);
         if let Err(e) = result {
-            self.session
-                .update(|s| s.set_error(format!("Export of {name} failed: {e}")));
+            self.change(|s| s.set_error(format!("Export of {name} failed: {e}")));
         }
     }
 
@@ -1345,8 +1556,7 @@ impl AppState {
             return;
         };
         if let Err(e) = platform::download_text(&name, &text, "image/svg+xml") {
-            self.session
-                .update(|s| s.set_error(format!("Export of {name} failed: {e}")));
+            self.change(|s| s.set_error(format!("Export of {name} failed: {e}")));
         }
     }
 }
@@ -1553,6 +1763,191 @@ mod tests {
             graft::text::print_model(&session.open().unwrap().model),
             before
         );
+    }
+
+    /// The first built item showing the node named `name`.
+    fn item_of(session: &Session, name: &str) -> ItemId {
+        let open = session.open().expect("a model");
+        let view = &open.scene.as_ref().expect("a scene").view;
+        let found = view.items.iter().position(|i| {
+            matches!(i.kind, ItemKind::Node { node, .. } if open.model.node(node).name() == name)
+        });
+        ItemId::try_from(found.unwrap_or_else(|| panic!("no item for {name}"))).unwrap()
+    }
+
+    fn serial(session: &Session) -> u64 {
+        session.open().map_or(0, |o| o.serial)
+    }
+
+    #[test]
+    fn outline_makes_the_selection_a_function_and_selects_its_call() {
+        let mut session = Session::default();
+        open(
+            &mut session,
+            vec![example_file("functions_and_control_flow.onnx")],
+        );
+        let text = |s: &Session| graft::text::print_model(&s.open().unwrap().model);
+        let before = text(&session);
+        let from = serial(&session);
+        let items = [
+            item_of(&session, "fc2/MatMul"),
+            item_of(&session, "fc2/Add"),
+        ];
+        assert_eq!(session.selected_nodes(&items).len(), 2);
+
+        // Names are checked as typed; a bad one is refused and changes nothing.
+        assert_eq!(session.new_function_problem("my.Fc2"), None);
+        for bad in [
+            "Fc2",
+            "my.2x",
+            ".Fc2",
+            "ai.onnx.Fc2",
+            "my..x.Fc2",
+            "graft.examples.ScaledTanh",
+        ] {
+            assert!(session.new_function_problem(bad).is_some(), "{bad}");
+        }
+        assert!(!session.outline(&items, "Fc2"));
+        assert!(session.error().unwrap_or_default().contains("DOMAIN.NAME"));
+        assert_eq!(text(&session), before);
+        assert!(!session.can_undo());
+
+        assert!(session.outline(&items, "my.Fc2"));
+        let keys: Vec<String> = session
+            .function_library()
+            .iter()
+            .map(|f| format!("{}.{}", f.domain, f.name))
+            .collect();
+        assert!(keys.contains(&"my.Fc2".to_string()), "{keys:?}");
+        let model = &session.open().unwrap().model;
+        let errors = graft::check::check(model)
+            .into_iter()
+            .filter(|d| d.severity == Severity::Error)
+            .count();
+        assert_eq!(errors, 0);
+        // The selection becomes the new call, a collapsed group.
+        let (now, carried) = session.carry(from, &items);
+        assert_eq!(now, serial(&session));
+        assert_eq!(carried.len(), 1);
+        let scene = session.open().unwrap().scene.as_ref().unwrap();
+        let call = scene.view.item(carried[0]).expect("the call's item");
+        assert!(call.is_group && !call.expanded);
+        assert!(matches!(
+            call.kind,
+            ItemKind::Node {
+                callee: Some(_),
+                ..
+            }
+        ));
+        assert!(session.toggle(carried[0]), "the call expands");
+
+        assert!(session.undo());
+        assert_eq!(text(&session), before);
+    }
+
+    #[test]
+    fn outline_across_two_graphs_is_refused_and_changes_nothing() {
+        let mut session = Session::default();
+        open(
+            &mut session,
+            vec![example_file("functions_and_control_flow.onnx")],
+        );
+        assert!(session.toggle(item_of(&session, "act1")));
+        let before = graft::text::print_model(&session.open().unwrap().model);
+        // One node of the main graph, one of the function body the call shows.
+        let items = [item_of(&session, "fc1/Add"), item_of(&session, "scale")];
+        assert!(!session.outline(&items, "my.Mixed"));
+        let error = session.error().unwrap_or_default();
+        assert!(error.contains("not all in one graph"), "{error}");
+        assert_eq!(
+            graft::text::print_model(&session.open().unwrap().model),
+            before
+        );
+        assert!(!session.can_undo());
+    }
+
+    #[test]
+    fn an_edit_keeps_open_groups_open_and_the_selection_on_its_items() {
+        let mut session = Session::default();
+        open(
+            &mut session,
+            vec![example_file("functions_and_control_flow.onnx")],
+        );
+        let call = item_of(&session, "act1");
+        assert!(session.toggle(call));
+        let from = serial(&session);
+        let node = graft::specialize::find_node(&session.open().unwrap().model, "act1").unwrap();
+        assert!(session.specialize_call(node, "alpha = 0.3"));
+        let (_, carried) = session.carry(from, &[call]);
+        assert_eq!(carried.len(), 1, "the call is still selected");
+        let open_now = session.open().unwrap();
+        let scene = open_now.scene.as_ref().unwrap();
+        let item = scene.view.item(carried[0]).unwrap();
+        assert!(item.expanded, "the call stays open");
+        assert_eq!(item.badge.as_deref(), Some("graft.examples:alpha_0p3"));
+        assert!(
+            scene.placed.iter().any(|p| {
+                scene
+                    .view
+                    .item(p.item)
+                    .is_some_and(|i| i.parent == Some(carried[0]))
+            }),
+            "its specialized body is placed"
+        );
+        // Undo: the call, open, with the generic body again.
+        let from = serial(&session);
+        assert!(session.undo());
+        let (_, carried) = session.carry(from, &carried);
+        assert_eq!(carried, [call]);
+        let scene = session.open().unwrap().scene.as_ref().unwrap();
+        assert!(scene.view.item(call).unwrap().expanded);
+        // A model opened from scratch: nothing carries over.
+        let from = serial(&session);
+        open(&mut session, vec![example_file("mlp.onnx")]);
+        assert!(session.carry(from, &[call]).1.is_empty());
+    }
+
+    #[test]
+    fn the_big_example_call_is_edited_again_and_again_and_stays_open() {
+        let mut session = Session::default();
+        open(&mut session, vec![example_file("live_specialization.onnx")]);
+        let mut selected = vec![item_of(&session, "tower")];
+        assert!(session.toggle(selected[0]));
+        let node = graft::specialize::find_node(&session.open().unwrap().model, "tower").unwrap();
+        for (k, mode) in ["0", "1", "0", "1"].into_iter().enumerate() {
+            let from = serial(&session);
+            assert!(
+                session.specialize_call(node, &format!("mode = {mode}")),
+                "{:?}",
+                session.error()
+            );
+            selected = session.carry(from, &selected).1;
+            assert_eq!(selected.len(), 1, "edit {k}: the call stays selected");
+            let open = session.open().unwrap();
+            let scene = open.scene.as_ref().unwrap();
+            let call = scene.view.item(selected[0]).unwrap();
+            assert!(call.expanded, "edit {k}: the call stays open");
+            let drawn = scene
+                .placed
+                .iter()
+                .filter(|p| {
+                    scene
+                        .view
+                        .item(p.item)
+                        .is_some_and(|i| i.parent == Some(selected[0]))
+                })
+                .count();
+            // 205 nodes and the X, Y terminals: every If folded into one branch.
+            assert_eq!(drawn, 207, "edit {k}");
+            let editor =
+                call_editor(&open.model, node).expect("the generic stays: tower_default calls it");
+            assert_eq!(
+                editor.overloads.len(),
+                2,
+                "edit {k}: {:?}",
+                editor.overloads
+            );
+        }
     }
 
     #[test]

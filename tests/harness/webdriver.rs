@@ -297,6 +297,31 @@ impl Browser {
             .map(drop)
     }
 
+    /// Clicks the middle of an element with Shift held, through the WebDriver actions
+    /// API (a real key press and mouse click, as a person would make them).
+    pub fn shift_click(&self, element: &Element) -> Result<(), String> {
+        const SHIFT: &str = "\u{E008}";
+        let origin = json!({ ELEMENT_KEY: element.0 });
+        let actions = json!({ "actions": [
+            { "type": "key", "id": "keyboard", "actions": [
+                { "type": "keyDown", "value": SHIFT },
+                { "type": "pause", "duration": 0 },
+                { "type": "pause", "duration": 0 },
+                { "type": "pause", "duration": 0 },
+                { "type": "keyUp", "value": SHIFT },
+            ]},
+            { "type": "pointer", "id": "mouse", "parameters": { "pointerType": "mouse" }, "actions": [
+                { "type": "pause", "duration": 0 },
+                { "type": "pointerMove", "origin": origin, "x": 0, "y": 0 },
+                { "type": "pointerDown", "button": 0 },
+                { "type": "pointerUp", "button": 0 },
+                { "type": "pause", "duration": 0 },
+            ]},
+        ]});
+        self.cmd("POST", "/actions", Some(actions))?;
+        self.cmd("DELETE", "/actions", None).map(drop)
+    }
+
     /// Types into an element; for `<input type=file>` the text is the absolute path of
     /// the file (several paths separated by newlines when the input is `multiple`).
     pub fn send_keys(&self, element: &Element, text: &str) -> Result<(), String> {

@@ -7,6 +7,13 @@ usage: make_examples.py OUT_DIR
       whose attribute has a default, calls to it, an If whose two branches read outer
       values, doc strings and metadata
   OUT_DIR/mlp.onnx  a tiny MLP (4 -> 16 -> 16 -> 3) with seeded weights
+  OUT_DIR/function_library.onnx  two overloads of one function, defaults, a reference
+      passed on to a nested call
+  OUT_DIR/transformer_24.onnx, transformer_1000.onnx  decoder stacks with torch-style
+      names and a shared mask
+  OUT_DIR/live_specialization.onnx  a local function of 280 nodes whose compile-time
+      attribute `mode` picks one branch of each of its 12 If nodes (about 205 nodes once
+      specialized), called twice; the app's edit-to-redraw benchmark edits it
 
 The bytes are deterministic (fixed seed; weights rounded to multiples of 1/64, which
 float32 holds exactly). Each model is checked with onnx.checker.check_model(full_check=True)
@@ -254,6 +261,124 @@ def function_library() -> onnx.ModelProto:
     return model
 
 
+TOWER_STAGES = 12
+TOWER_WIDTH = 16
+
+
+def tower_biases() -> list[np.ndarray]:
+    rng = np.random.default_rng(200)
+    return [_weights(rng, (TOWER_WIDTH,), 0.5) for _ in range(TOWER_STAGES)]
+
+
+def tower_function() -> onnx.FunctionProto:
+    """Tower<mode: int = 0, gain: float = 1.0>(X): 12 stages, each a gated residual
+    whose last part is an If on `mode == 1` (sharp: relu, scale, tanh; smooth:
+    softsign, sigmoid). Specializing a call folds every If into one branch."""
+    def const_ref(out, attr, kind, ref):
+        n = helper.make_node("Constant", [], [out], name=out)
+        n.attribute.append(helper.make_attribute_ref(attr, kind, ref_attr_name=ref))
+        return n
+
+    nodes = [
+        const_ref("mode_value", "value_int", onnx.AttributeProto.INT, "mode"),
+        helper.make_node("Constant", [], ["one"], name="one", value_int=1),
+        helper.make_node("Equal", ["mode_value", "one"], ["sharp"], name="is_sharp"),
+        const_ref("gain_value", "value_float", onnx.AttributeProto.FLOAT, "gain"),
+    ]
+    x = "X"
+    for k, bias in enumerate(tower_biases()):
+        p = f"s{k}_"
+
+        def n(op, ins, out, **attrs):
+            nodes.append(helper.make_node(op, ins, [p + out], name=p + out, **attrs))
+
+        n("Constant", [], "bias", value=numpy_helper.from_array(bias, p + "bias"))
+        n("Mul", [x, "gain_value"], "scaled")
+        n("Add", [p + "scaled", p + "bias"], "shifted")
+        n("Tanh", [p + "shifted"], "tanh")
+        n("Sigmoid", [p + "shifted"], "gate")
+        n("Mul", [p + "tanh", p + "gate"], "gated")
+        n("Sub", [p + "shifted", p + "gated"], "rest")
+        n("Abs", [p + "rest"], "size")
+        n("Neg", [p + "size"], "neg")
+        n("Exp", [p + "neg"], "decay")
+        n("Mul", [p + "decay", p + "gated"], "mix")
+
+        def branch(name, ops):
+            body = [helper.make_node(op, ins, [p + name + "_" + out], name=p + name + "_" + out, **a)
+                    for op, ins, out, a in ops]
+            out = body[-1].output[0]
+            return helper.make_graph(body, p + name, [], [helper.make_tensor_value_info(out, F, None)])
+
+        q = lambda name, v: p + name + "_" + v  # noqa: E731
+        sharp = branch("sharp", [
+            ("Constant", [], "k", {"value_float": 1.5}),
+            ("Relu", [p + "mix"], "relu", {}),
+            ("Mul", [q("sharp", "relu"), q("sharp", "k")], "scaled", {}),
+            ("Tanh", [q("sharp", "scaled")], "tanh", {}),
+            ("Sub", [q("sharp", "tanh"), q("sharp", "relu")], "out", {}),
+        ])
+        smooth = branch("smooth", [
+            ("Constant", [], "k", {"value_float": 0.5}),
+            ("Softsign", [p + "mix"], "soft", {}),
+            ("Mul", [q("smooth", "soft"), q("smooth", "k")], "scaled", {}),
+            ("Sigmoid", [q("smooth", "scaled")], "sig", {}),
+            ("Sub", [q("smooth", "sig"), q("smooth", "k")], "out", {}),
+        ])
+        n("If", ["sharp"], "branch", then_branch=sharp, else_branch=smooth)
+        out = "Y" if k == TOWER_STAGES - 1 else p + "out"
+        nodes.append(helper.make_node("Add", [x, p + "branch"], [out], name=p + "residual"))
+        x = out
+    return helper.make_function(
+        DOMAIN, "Tower", ["X"], ["Y"], nodes, [helper.make_opsetid("", OPSET)],
+        attribute_protos=[
+            helper.make_attribute("mode", 0, doc_string="1: the sharp branch of every stage, else the smooth one"),
+            helper.make_attribute("gain", 1.0, doc_string="input scale of every stage"),
+        ],
+        doc_string=f"{TOWER_STAGES} gated residual stages; `mode` picks the branch of each stage's If.",
+    )
+
+
+def live_specialization() -> tuple[onnx.ModelProto, callable]:
+    f = tower_function()
+    tower = helper.make_node("Tower", ["x"], ["a"], name="tower", domain=DOMAIN, mode=1,
+                             doc_string="mode = 1: the sharp branches")
+    default = helper.make_node("Tower", ["x"], ["b"], name="tower_default", domain=DOMAIN,
+                               doc_string="the defaults: the smooth branches")
+    graph = helper.make_graph(
+        [tower, default, helper.make_node("Add", ["a", "b"], ["y"], name="sum")],
+        "live_specialization",
+        [helper.make_tensor_value_info("x", F, ["batch", TOWER_WIDTH])],
+        [helper.make_tensor_value_info("y", F, ["batch", TOWER_WIDTH])],
+    )
+    model = helper.make_model(
+        graph, opset_imports=[helper.make_opsetid("", OPSET), helper.make_opsetid(DOMAIN, 1)],
+        functions=[f], producer_name=PRODUCER, producer_version=PRODUCER_VERSION,
+        doc_string="Example: a 280-node local function whose attribute `mode` reshapes its body.",
+    )
+    model.ir_version = IR_VERSION
+    _meta(model, "a large local function to specialize live")
+    biases = tower_biases()
+
+    def tower_ref(x, mode=0, gain=1.0):
+        for b in biases:
+            shifted = x * gain + b
+            gated = np.tanh(shifted) / (1 + np.exp(-shifted))
+            mix = np.exp(-np.abs(shifted - gated)) * gated
+            if mode == 1:
+                relu = np.maximum(mix, 0)
+                branch = np.tanh(relu * 1.5) - relu
+            else:
+                branch = 1 / (1 + np.exp(-(mix / (1 + np.abs(mix)) * 0.5))) - 0.5
+            x = x + branch
+        return x
+
+    def reference(x: np.ndarray):
+        return [tower_ref(x, mode=1) + tower_ref(x)]
+
+    return model, reference
+
+
 def transformer_layers(layers: int, name: str) -> onnx.ModelProto:
     """A decoder-style stack exported the way torch names nodes
     (`/model/layers.N/self_attn/...`), with one attention mask and one rotary table read
@@ -355,6 +480,13 @@ def main(argv: list[str]) -> int:
     verify("mlp", mlp_model, mlp_ref, [np.array([[0.5, -1.0, 2.0, 0.25]], np.float32),
                                        np.linspace(-2, 2, 12, dtype=np.float32).reshape(3, 4)])
 
+    live, live_ref = live_specialization()
+    verify("live_specialization", live, live_ref,
+           [np.linspace(-2, 2, 32, dtype=np.float32).reshape(2, TOWER_WIDTH)])
+    body = live.functions[0].node
+    assert len(body) + sum(len(a.g.node) for n in body for a in n.attribute
+                           if a.type == onnx.AttributeProto.GRAPH) == 280
+
     library = function_library()
     # onnxruntime 1.32 does not resolve overloaded calls ("Act(-1) is not a registered
     # function"), so the library is checked, not run.
@@ -369,7 +501,8 @@ def main(argv: list[str]) -> int:
     run_once("transformer_1000", large, feeds)
 
     for name, m in [("functions_and_control_flow.onnx", model), ("mlp.onnx", mlp_model),
-                    ("function_library.onnx", library), ("transformer_24.onnx", small),
+                    ("function_library.onnx", library), ("live_specialization.onnx", live),
+                    ("transformer_24.onnx", small),
                     ("transformer_1000.onnx", large)]:
         data = m.SerializeToString()
         path = out / name

@@ -20,7 +20,8 @@ mod support;
 use graft::Model;
 use graft::ir::FunctionKey;
 use graft::library::{
-    Which, call_sites, delete_unused, inline_call, inline_calls, outline, rename_function,
+    LibraryError, Which, call_sites, delete_unused, inline_call, inline_calls, new_function_key,
+    outline, rename_function,
 };
 use support::{case_number, check_clean, expected_path, fixtures, sections, snapshot};
 
@@ -195,6 +196,48 @@ fn outline_keeps_topological_order_and_rejects_non_convex() {
     assert!(outline(&mut m, &[], "local", "F").is_err());
     assert!(outline(&mut m, &selection[..1], "", "F").is_err());
     assert!(outline(&mut m, &selection[..1], "local", "not ok").is_err());
+    assert_eq!(graft::text::print_model(&m), before);
+}
+
+#[test]
+fn a_new_function_name_is_domain_dot_name_and_new() {
+    let mut m = model(CHAIN);
+    let ok = new_function_key(&m, " my.lib.Block ").expect("valid");
+    assert_eq!((ok.domain.as_str(), ok.name.as_str()), ("my.lib", "Block"));
+    let refused = |m: &Model, text: &str| new_function_key(m, text).expect_err(text);
+    assert!(matches!(
+        refused(&m, "Block"),
+        LibraryError::NotQualified(_)
+    ));
+    assert!(matches!(refused(&m, "my.2nd"), LibraryError::BadName(_)));
+    assert!(matches!(refused(&m, "my."), LibraryError::BadName(_)));
+    assert!(matches!(refused(&m, ".Block"), LibraryError::DefaultDomain));
+    assert!(matches!(
+        refused(&m, "ai.onnx.Block"),
+        LibraryError::DefaultDomain
+    ));
+    assert!(matches!(
+        refused(&m, "my..lib.Block"),
+        LibraryError::BadDomain(_)
+    ));
+    assert!(matches!(
+        refused(&m, "my-lib.Block"),
+        LibraryError::BadDomain(_)
+    ));
+    assert!(matches!(
+        refused(&m, "ai.onnx.ml.Scaler"),
+        LibraryError::StandardOperator(_)
+    ));
+    let selection = nodes_by_op(&m, &["Neg", "Abs"]);
+    outline(&mut m, &selection, "my.lib", "Block").expect("outlines");
+    assert!(matches!(
+        refused(&m, "my.lib.Block"),
+        LibraryError::FunctionExists(_)
+    ));
+    // outline applies the same rules.
+    let selection = nodes_by_op(&m, &["Sigmoid"]);
+    let before = graft::text::print_model(&m);
+    assert!(outline(&mut m, &selection, "my-lib", "S").is_err());
     assert_eq!(graft::text::print_model(&m), before);
 }
 

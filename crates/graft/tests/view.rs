@@ -512,3 +512,59 @@ fn expand_all_runs_in_pieces_and_a_snapshot_undoes_it() {
     scene.layout(&model, &mut || false).unwrap();
     assert_eq!(scene.placed.len(), expanded);
 }
+
+#[test]
+fn an_edited_model_keeps_what_was_open_and_says_which_item_became_which() {
+    let text = r#"<ir_version: 10, opset_import: ["": 17, "local": 1]>
+main (float[4] x, bool c) => (float[4] y) {
+  a = local.F <k = 2> (x)
+  b = If (c) <then_branch = g1 () => (float[4] t) { t = Neg(a) }, else_branch = g2 () => (float[4] e) { e = Abs(a) }>
+  y = Relu(b)
+}
+<domain: "local", opset_import: ["": 17]>
+F <k> (x) => (y) {
+  y = Relu(x)
+}
+"#;
+    let model = model_of(text);
+    let mut before = Scene::new(View::of_model(&model).expect("graph"));
+    let top = |scene: &Scene, title: &str| {
+        let children = scene.view.item(0).and_then(|i| i.children.clone()).unwrap();
+        children
+            .into_iter()
+            .find(|&c| scene.view.item(c).is_some_and(|i| i.title == title))
+            .unwrap_or_else(|| panic!("no {title}"))
+    };
+    let (call, gate, relu) = (top(&before, "F"), top(&before, "If"), top(&before, "Relu"));
+    assert!(before.set_expanded(&model, call, true));
+    assert!(before.set_expanded(&model, gate, true));
+    before.layout(&model, &mut || false).unwrap();
+
+    // The edit: Relu's name changes, nothing else; item ids are those of a fresh view.
+    let mut edited = model.clone();
+    let g = edited.graph.expect("graph");
+    let last = *edited.graph(g).nodes.last().unwrap();
+    edited.nodes[last].name = Some("renamed".into());
+    let mut after = Scene::new(View::of_model(&edited).expect("graph"));
+    let items = after.follow(&edited, &before.view);
+    after.layout(&edited, &mut || false).unwrap();
+    for id in [call, gate] {
+        let now = items[&id];
+        assert!(after.view.item(now).unwrap().expanded, "{id} stays open");
+    }
+    assert_eq!(after.view.item(items[&relu]).unwrap().subtitle, "renamed");
+    // The If's branches and the call's body are matched too, and everything is placed.
+    let matched_inside = items
+        .keys()
+        .filter(|&&o| before.view.item(o).unwrap().parent == Some(gate))
+        .count();
+    assert_eq!(matched_inside, 2, "then_branch and else_branch");
+    assert_eq!(after.placed.len(), before.placed.len());
+
+    // Collapsed in the old view: collapsed in the new one, its inside not built.
+    assert!(before.set_expanded(&model, call, false));
+    let mut again = Scene::new(View::of_model(&edited).expect("graph"));
+    let items = again.follow(&edited, &before.view);
+    let now = again.view.item(items[&call]).unwrap();
+    assert!(!now.expanded && now.children.is_none());
+}

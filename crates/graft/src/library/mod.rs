@@ -26,7 +26,7 @@ use crate::hash::{FxBuild, FxMap};
 use crate::ir::{FunctionId, FunctionKey, GraphId, GraphOwner, Model, Node, NodeId, OpsetId};
 
 pub use inline::inline_call;
-pub use outline::outline;
+pub use outline::{new_function_key, outline};
 pub use standard::{
     BodyKind, StandardReport, body_kind, expand_standard, expand_standard_ops, standard_body,
 };
@@ -105,8 +105,18 @@ pub enum LibraryError {
     StandardBody { op: String, reason: String },
     #[error("a local function {0} already exists")]
     FunctionExists(FunctionKey),
-    #[error("{0:?} is not a valid function name")]
+    #[error(
+        "{0:?} is not a valid function name (letters, digits and _, not starting with a digit)"
+    )]
     BadName(String),
+    #[error("{0:?}: give the new function's name as DOMAIN.NAME, e.g. my.Block")]
+    NotQualified(String),
+    #[error("{0:?} is not a valid domain: identifiers separated by dots")]
+    BadDomain(String),
+    #[error("a new function needs a domain of its own, not the default domain")]
+    DefaultDomain,
+    #[error("{0} is a standard operator; a local function cannot take its name")]
+    StandardOperator(FunctionKey),
 }
 
 /// What `inline_call` did.

@@ -44,6 +44,44 @@ fn is_identifier(text: &str) -> bool {
         && text.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
+/// Reads `DOMAIN.NAME` (the name after the last dot) as the key of a new function of
+/// `model`, with the rules [`outline`] applies: the app checks a name as it is typed.
+pub fn new_function_key(model: &Model, text: &str) -> Result<FunctionKey, LibraryError> {
+    let text = text.trim();
+    let (domain, name) = text
+        .rsplit_once('.')
+        .ok_or_else(|| LibraryError::NotQualified(text.to_string()))?;
+    check_new_key(model, domain, name)
+}
+
+/// The key of a new function `domain`.`name`: the name an identifier, the domain
+/// dot-separated identifiers other than the default domain, no standard operator of
+/// that name, no local function with that key yet.
+fn check_new_key(model: &Model, domain: &str, name: &str) -> Result<FunctionKey, LibraryError> {
+    if !is_identifier(name) {
+        return Err(LibraryError::BadName(name.to_string()));
+    }
+    let domain = normalize_domain(domain);
+    if domain.is_empty() {
+        return Err(LibraryError::DefaultDomain);
+    }
+    if !domain.split('.').all(is_identifier) {
+        return Err(LibraryError::BadDomain(domain.to_string()));
+    }
+    let key = FunctionKey {
+        domain: domain.to_string(),
+        name: name.to_string(),
+        overload: String::new(),
+    };
+    if !crate::schema::history(domain, name).is_empty() {
+        return Err(LibraryError::StandardOperator(key));
+    }
+    if model.find_function(&key).is_some() {
+        return Err(LibraryError::FunctionExists(key));
+    }
+    Ok(key)
+}
+
 /// Makes a new function of `domain`.`name` from `nodes` (all of one graph) and replaces
 /// them by one call placed where the first of them was. On error the model is unchanged.
 pub fn outline(
@@ -52,23 +90,8 @@ pub fn outline(
     domain: &str,
     name: &str,
 ) -> Result<FunctionKey, LibraryError> {
-    let domain = normalize_domain(domain);
-    if !is_identifier(name) {
-        return Err(LibraryError::BadName(name.to_string()));
-    }
-    if domain.is_empty() {
-        return Err(LibraryError::Outline(
-            "a new function needs a domain of its own, not the default domain".into(),
-        ));
-    }
-    let key = FunctionKey {
-        domain: domain.to_string(),
-        name: name.to_string(),
-        overload: String::new(),
-    };
-    if model.find_function(&key).is_some() {
-        return Err(LibraryError::FunctionExists(key));
-    }
+    let key = check_new_key(model, domain, name)?;
+    let domain = key.domain.as_str();
     let first = *nodes
         .first()
         .ok_or_else(|| LibraryError::Outline("no nodes selected".into()))?;

@@ -20,6 +20,7 @@
 //! thousand times costs nothing until a call is opened.
 
 mod build;
+mod follow;
 mod label;
 pub mod scene;
 pub mod svg;
@@ -27,6 +28,7 @@ pub mod svg;
 use crate::hash::FxMap;
 use crate::ir::{FunctionId, GraphId, Model, NodeId, ValueId};
 
+pub use follow::Followed;
 pub use graft_layout::{Point, Rect, Route};
 pub use label::attr_text;
 pub use scene::{Progress, Scene, Snapshot};
@@ -39,7 +41,7 @@ pub const NAMESPACE_MIN_NODES: usize = 64;
 /// An index into [`View::items`].
 pub type ItemId = u32;
 
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum ItemKind {
     /// The root: one graph.
     Graph { graph: GraphId },

@@ -124,6 +124,17 @@ impl Scene {
         changed
     }
 
+    /// Opens the groups that are open in `old`, a view of the model before an edit
+    /// (see [`View::follow`]), and drops the cached layouts that changes. Returns which
+    /// item became which. Call [`Scene::layout`] afterwards.
+    pub fn follow(&mut self, model: &Model, old: &View) -> FxMap<ItemId, ItemId> {
+        let followed = self.view.follow(model, old);
+        for &item in &followed.changed {
+            self.invalidate_ancestors(item);
+        }
+        followed.items
+    }
+
     /// Expands every group to `depth` levels (see [`View::expand_to_depth`]) and drops
     /// every cached layout that changed.
     pub fn expand_to_depth(&mut self, model: &Model, depth: usize, limit: usize) {

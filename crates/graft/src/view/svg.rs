@@ -44,6 +44,7 @@ pub const STYLE: &str = "\
 .g-node.g-call rect{fill:#eef4ff;stroke:#3b6fd8}\
 .g-node.g-io rect{fill:#f4f0e6;stroke:#a08850}\
 .g-node.g-hit rect{stroke:#e0531f;stroke-width:3}\
+.g-node.g-group.g-hit rect.g-frame{stroke:#e0531f;stroke-width:3}\
 .g-node.g-new>rect{stroke:#16a34a;stroke-width:3}\
 .g-t{font:600 12px sans-serif;fill:#1b2430}\
 .g-s{font:10px sans-serif;fill:#4a5566}\
@@ -53,6 +54,7 @@ pub const STYLE: &str = "\
 .g-x{font:700 12px sans-serif;fill:#3b6fd8;pointer-events:none}\
 .g-node rect.g-xr{fill:transparent;stroke:none;cursor:pointer}\
 .g-e{fill:none;stroke:#7c8a9c;stroke-width:1.2}\
+.g-ah{fill:#7c8a9c;stroke:none}\
 .g-stub{stroke:#b0662a;stroke-width:1.2}\
 .g-sl{font:9px sans-serif;fill:#b0662a}\
 .g-el{font:9px sans-serif;fill:#6b7686}";
@@ -67,7 +69,7 @@ pub fn document(scene: &Scene, model: &crate::ir::Model) -> String {
         "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w:.0}\" height=\"{h:.0}\" viewBox=\"{:.0} {:.0} {w:.0} {h:.0}\">",
         -margin, -margin
     );
-    let _ = write!(out, "<style>{STYLE}</style>{DEFS}");
+    let _ = write!(out, "<style>{STYLE}</style>");
     let everything = Rect {
         x: f32::MIN / 4.0,
         y: f32::MIN / 4.0,
@@ -79,7 +81,7 @@ pub fn document(scene: &Scene, model: &crate::ir::Model) -> String {
         model,
         everything,
         Detail::Full,
-        None,
+        &[],
         &|_| false,
     ));
     out.push_str("</svg>");
@@ -87,42 +89,59 @@ pub fn document(scene: &Scene, model: &crate::ir::Model) -> String {
 }
 
 /// The SVG elements (no `<svg>` wrapper) of what lies in `view`, drawn at `detail`;
-/// `hit` is highlighted, and every item `marked` says (class `g-new`: e.g. the nodes an
-/// inline preview adds). Groups come before their children so frames sit behind.
+/// the `selected` items are highlighted, and every item `marked` says (class `g-new`: e.g. the nodes an
+/// inline preview adds). Groups come before their children so frames sit behind. The
+/// arrowheads of all edges are one path, drawn last: one element instead of an SVG
+/// marker per edge, which the browser styles and paints one by one.
 pub fn region(
     scene: &Scene,
     model: &crate::ir::Model,
     view: Rect,
     detail: Detail,
-    hit: Option<super::ItemId>,
+    selected: &[super::ItemId],
     marked: &dyn Fn(&Item) -> bool,
 ) -> String {
     let mut out = String::new();
     let mut items: Vec<&Placed> = scene.items_in(view).collect();
     items.sort_by_key(|p| p.depth);
     for p in &items {
-        item(&mut out, scene, p, detail, hit == Some(p.item), marked);
+        item(
+            &mut out,
+            scene,
+            p,
+            detail,
+            selected.contains(&p.item),
+            marked,
+        );
     }
+    let mut heads = String::new();
     for e in scene.edges_in(view) {
         match &e.route {
             Route::Curve(points) if points.len() >= 2 => {
                 let _ = write!(
                     out,
-                    "<path class=\"g-e\" d=\"M{:.1} {:.1}",
-                    points[0].x, points[0].y
+                    "<path class=\"g-e\" d=\"M{} {}",
+                    D1(points[0].x),
+                    D1(points[0].y)
                 );
                 for c in points[1..].chunks(3) {
                     if let [a, b, p] = c {
                         let _ = write!(
                             out,
-                            "C{:.1} {:.1} {:.1} {:.1} {:.1} {:.1}",
-                            a.x, a.y, b.x, b.y, p.x, p.y
+                            "C{} {} {} {} {} {}",
+                            D1(a.x),
+                            D1(a.y),
+                            D1(b.x),
+                            D1(b.y),
+                            D1(p.x),
+                            D1(p.y)
                         );
                     } else if let Some(p) = c.last() {
-                        let _ = write!(out, "L{:.1} {:.1}", p.x, p.y);
+                        let _ = write!(out, "L{} {}", D1(p.x), D1(p.y));
                     }
                 }
-                out.push_str("\" marker-end=\"url(#g-arrow)\"/>");
+                out.push_str("\"/>");
+                arrowhead(&mut heads, points);
                 // The tensor type, where the model states it, beside the edge's middle.
                 if detail == Detail::Full
                     && let Some(ty) = scene.view.types.get(&e.value)
@@ -130,9 +149,9 @@ pub fn region(
                     let mid = points[points.len() / 2];
                     let _ = write!(
                         out,
-                        "<text class=\"g-el\" x=\"{:.1}\" y=\"{:.1}\">{}</text>",
-                        mid.x + 4.0,
-                        mid.y,
+                        "<text class=\"g-el\" x=\"{}\" y=\"{}\">{}</text>",
+                        D1(mid.x + 4.0),
+                        D1(mid.y),
                         escape(ty)
                     );
                 }
@@ -145,24 +164,61 @@ pub fn region(
                 for s in [source_stub, target_stub] {
                     let _ = write!(
                         out,
-                        "<line class=\"g-stub\" x1=\"{:.1}\" y1=\"{:.1}\" x2=\"{:.1}\" y2=\"{:.1}\"/>",
-                        s[0].x, s[0].y, s[1].x, s[1].y
+                        "<line class=\"g-stub\" x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\"/>",
+                        D1(s[0].x),
+                        D1(s[0].y),
+                        D1(s[1].x),
+                        D1(s[1].y)
                     );
                 }
                 if detail == Detail::Full {
                     let name = &model.value(e.value).name;
                     let _ = write!(
                         out,
-                        "<text class=\"g-sl\" x=\"{:.1}\" y=\"{:.1}\">{}</text>",
-                        target_stub[0].x + 3.0,
-                        target_stub[0].y + 2.0,
+                        "<text class=\"g-sl\" x=\"{}\" y=\"{}\">{}</text>",
+                        D1(target_stub[0].x + 3.0),
+                        D1(target_stub[0].y + 2.0),
                         escape(name)
                     );
                 }
             }
         }
     }
+    if !heads.is_empty() {
+        let _ = write!(out, "<path class=\"g-ah\" d=\"{heads}\"/>");
+    }
     out
+}
+
+/// Appends the arrowhead of a curve ending at its last point, pointing the way the
+/// curve arrives (from the last control point that differs from the end).
+fn arrowhead(out: &mut String, points: &[graft_layout::Point]) {
+    let Some((&end, before)) = points.split_last() else {
+        return;
+    };
+    let Some(from) = before
+        .iter()
+        .rev()
+        .find(|p| (p.x - end.x).abs() + (p.y - end.y).abs() > 0.01)
+    else {
+        return;
+    };
+    let (dx, dy) = (end.x - from.x, end.y - from.y);
+    let len = (dx * dx + dy * dy).sqrt();
+    let (ux, uy) = (dx / len, dy / len);
+    // As the marker it replaces drew it: 7.2 long, 7.2 wide, the tip 0.9 past the end.
+    let tip = (end.x + 0.9 * ux, end.y + 0.9 * uy);
+    let base = (tip.0 - 7.2 * ux, tip.1 - 7.2 * uy);
+    let _ = write!(
+        out,
+        "M{} {}L{} {}L{} {}Z",
+        D1(tip.0),
+        D1(tip.1),
+        D1(base.0 - 3.6 * uy),
+        D1(base.1 + 3.6 * ux),
+        D1(base.0 + 3.6 * uy),
+        D1(base.1 - 3.6 * ux)
+    );
 }
 
 fn item(
@@ -197,21 +253,23 @@ fn item(
     }
     let _ = write!(
         out,
-        "<g class=\"{class}\" data-item=\"{}\" data-name=\"{}\"><rect class=\"{}\" x=\"{:.1}\" y=\"{:.1}\" width=\"{:.1}\" height=\"{:.1}\" rx=\"4\"/>",
+        "<g class=\"{class}\" data-item=\"{}\" data-name=\"{}\"><rect class=\"{}\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" rx=\"4\"/>",
         p.item,
         escape(&item.subtitle),
         if open { "g-frame" } else { "g-box" },
-        r.x,
-        r.y,
-        r.w,
-        r.h
+        D1(r.x),
+        D1(r.y),
+        D1(r.w),
+        D1(r.h)
     );
     if detail != Detail::Boxes {
         let mut y = r.y + if open { 17.0 } else { 15.0 };
         let x = r.x + 8.0;
         let _ = write!(
             out,
-            "<text class=\"g-t\" x=\"{x:.1}\" y=\"{y:.1}\">{}</text>",
+            "<text class=\"g-t\" x=\"{}\" y=\"{}\">{}</text>",
+            D1(x),
+            D1(y),
             escape(&item.title)
         );
         if item.is_group {
@@ -219,9 +277,12 @@ fn item(
             let (mx, my) = (r.x + r.w - 20.0, r.y + 3.0);
             let _ = write!(
                 out,
-                "<g data-toggle=\"{}\"><rect class=\"g-xr\" x=\"{mx:.1}\" y=\"{my:.1}\" width=\"18\" height=\"18\"/><text class=\"g-x\" x=\"{:.1}\" y=\"{y:.1}\">{}</text></g>",
+                "<g data-toggle=\"{}\"><rect class=\"g-xr\" x=\"{}\" y=\"{}\" width=\"18\" height=\"18\"/><text class=\"g-x\" x=\"{}\" y=\"{}\">{}</text></g>",
                 p.item,
-                mx + 5.0,
+                D1(mx),
+                D1(my),
+                D1(mx + 5.0),
+                D1(y),
                 if open { "−" } else { "+" }
             );
         }
@@ -257,15 +318,17 @@ fn item(
                 y += LINE;
                 let _ = write!(
                     out,
-                    "<text class=\"{class}\" x=\"{x:.1}\" y=\"{y:.1}\">{text}</text>"
+                    "<text class=\"{class}\" x=\"{}\" y=\"{}\">{text}</text>",
+                    D1(x),
+                    D1(y)
                 );
             }
         } else if detail == Detail::Full && open && !item.subtitle.is_empty() {
             let _ = write!(
                 out,
-                "<text class=\"g-s\" x=\"{:.1}\" y=\"{:.1}\">{}</text>",
-                x + graft_layout::text_width(&item.title, TITLE_PX) * 1.1 + 12.0,
-                r.y + HEADER - 9.0,
+                "<text class=\"g-s\" x=\"{}\" y=\"{}\">{}</text>",
+                D1(x + graft_layout::text_width(&item.title, TITLE_PX) * 1.1 + 12.0),
+                D1(r.y + HEADER - 9.0),
                 escape(&item.subtitle)
             );
         }
@@ -274,26 +337,46 @@ fn item(
 }
 
 /// The minimap's picture: the boxes of drawn items down to `max_depth` levels below
-/// the root, no text and no edges (a handful of shapes even for a 50k-node model
-/// with groups open).
+/// the root, no text and no edges, as two paths (the closed boxes filled, the open
+/// groups outlined): two elements however many boxes, so the browser does not style
+/// and paint hundreds of tiny rectangles after every edit.
 pub fn overview(scene: &Scene, max_depth: u32) -> String {
-    let mut out = String::new();
+    let (mut boxes, mut groups) = (String::new(), String::new());
     for p in scene.placed.iter().filter(|p| p.depth <= max_depth) {
         let open = scene
             .view
             .item(p.item)
             .is_some_and(|i| i.is_group && i.expanded);
+        let d = if open { &mut groups } else { &mut boxes };
+        let w = p.rect.w.max(1.0).round() as i64;
         let _ = write!(
-            out,
-            "<rect class=\"{}\" x=\"{:.0}\" y=\"{:.0}\" width=\"{:.0}\" height=\"{:.0}\"/>",
-            if open { "m-group" } else { "m-box" },
-            p.rect.x,
-            p.rect.y,
-            p.rect.w.max(1.0),
-            p.rect.h.max(1.0)
+            d,
+            "M{} {}h{w}v{}h{}z",
+            p.rect.x.round() as i64,
+            p.rect.y.round() as i64,
+            p.rect.h.max(1.0).round() as i64,
+            -w
         );
     }
-    out
+    format!("<path class=\"m-box\" d=\"{boxes}\"/><path class=\"m-group\" d=\"{groups}\"/>")
+}
+
+/// A coordinate written to one decimal (as `{:.1}` would, give or take the rounding of
+/// a tie) through integer formatting: `{:.1}` takes the float formatter's exact path,
+/// which the canvas would pay thousands of times per redraw.
+struct D1(f32);
+
+impl std::fmt::Display for D1 {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let tenths = (f64::from(self.0) * 10.0).round();
+        if !tenths.is_finite() || tenths.abs() >= 1e15 {
+            return write!(f, "{:.1}", self.0);
+        }
+        let t = tenths as i64;
+        let sign = if t < 0 { "-" } else { "" };
+        let a = t.unsigned_abs();
+        write!(f, "{sign}{}.{}", a / 10, a % 10)
+    }
 }
 
 /// Escapes text for SVG content and attribute values.
@@ -312,5 +395,25 @@ pub fn escape(s: &str) -> String {
     out
 }
 
-/// The arrow marker the edges refer to (put once in `<defs>`).
-pub const DEFS: &str = "<defs><marker id=\"g-arrow\" viewBox=\"0 0 8 8\" refX=\"7\" refY=\"4\" markerWidth=\"6\" markerHeight=\"6\" orient=\"auto\"><path d=\"M0 0L8 4L0 8z\" fill=\"#7c8a9c\"/></marker></defs>";
+#[cfg(test)]
+mod tests {
+    use super::D1;
+
+    #[test]
+    fn coordinates_print_as_the_float_formatter_prints_them() {
+        let mut x = -5000.0f32;
+        while x < 5000.0 {
+            let fast = D1(x).to_string();
+            let exact = format!("{x:.1}");
+            // Ties may round the other way, and -0.0 prints as 0.0.
+            let tie = ((f64::from(x) * 10.0).fract().abs() - 0.5).abs() < 1e-3;
+            if !tie && exact != "-0.0" {
+                assert_eq!(fast, exact, "{x}");
+            }
+            x += 0.37;
+        }
+        assert_eq!(D1(f32::NAN).to_string(), "NaN");
+        assert_eq!(D1(-12.34).to_string(), "-12.3");
+        assert_eq!(D1(1e20).to_string(), format!("{:.1}", 1e20f32));
+    }
+}
