@@ -555,7 +555,7 @@ impl Session {
                 }
             }
         };
-        let options = self.specialize_options(None);
+        let options = self.call_options(node);
         self.edit("Specializing the call", |m| {
             graft::specialize::specialize_with(m, node, &attrs, &options)
                 .map(|_| None)
@@ -587,12 +587,25 @@ impl Session {
                 return false;
             }
         };
-        let options = self.specialize_options(None);
+        let options = self.call_options(node);
         self.edit("Specializing the call", |m| {
             graft::specialize::specialize_with(m, node, &[attribute], &options)
                 .map(|_| None)
                 .map_err(|e| e.to_string())
         })
+    }
+
+    /// The call editor's options: besides the kept functions, the call's generic stays
+    /// (the editor binds it again on the next change), even when this was its last
+    /// call.
+    fn call_options(&self, node: graft::ir::NodeId) -> graft::specialize::SpecializeOptions {
+        let mut options = self.specialize_options(None);
+        if let Some(open) = self.open.as_ref()
+            && let Some(f) = generic_of(&open.model, node)
+        {
+            options.keep.push(open.model.function(f).key());
+        }
+        options
     }
 
     fn specialize_options(
@@ -959,7 +972,22 @@ fn call_editor(model: &Model, node: graft::ir::NodeId) -> Option<CallEditor> {
         graft::ir::AttrKind::Ref { name, .. } => format!("@{name}"),
         graft::ir::AttrKind::Raw(_) => "?".into(),
     };
-    let given = |name: &str| n.attributes.iter().find(|a| a.name() == name).map(text);
+    // The call's own values, else those its overload was made with.
+    let bound = model
+        .find_function(&graft::ir::FunctionKey {
+            overload: n.overload().to_string(),
+            ..generic.clone()
+        })
+        .filter(|_| !n.overload().is_empty())
+        .map(|o| graft::specialize::binding_of(model, o))
+        .unwrap_or_default();
+    let given = |name: &str| {
+        n.attributes
+            .iter()
+            .chain(&bound)
+            .find(|a| a.name() == name)
+            .map(text)
+    };
     let mut attributes: Vec<(String, Option<String>, Option<String>)> = f
         .attribute
         .iter()

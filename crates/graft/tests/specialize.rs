@@ -546,3 +546,48 @@ fn call_attribute_values_are_checked_against_the_declared_type() {
     let axes = parse_call_attribute("axes", "[0, 1]", None).expect("untyped list");
     assert_eq!(axes.value(), Some(&AttrValue::Ints(vec![0, 1])));
 }
+
+#[test]
+fn re_specializing_keeps_the_values_set_before() {
+    let text = r#"<ir_version: 10, opset_import: ["": 17, "local": 1]>
+main (float[4] x) => (float[4] y) {
+  y = local.F (x)
+}
+<domain: "local", opset_import: ["": 17]>
+F <mode: int = 0, gain: float = 1.0> (x) => (y) {
+  g = Constant <value_float: float = @gain> ()
+  m = Constant <value_int: int = @mode> ()
+  mf = Cast <to = 1> (m)
+  t = Mul(x, g)
+  y = Add(t, mf)
+}
+"#;
+    let mut m = graft::text::parse_model(text).expect("parses").model;
+    let y = find_node(&m, "y").expect("y");
+    let set = |text: &str| graft::text::parse_attributes(text).expect("attribute");
+    // The generic is kept (as the app's call editor does) so it can be bound again.
+    let keep = SpecializeOptions {
+        keep: vec![key("local", "F")],
+        ..Default::default()
+    };
+    specialize_with(&mut m, y, &set("mode = 1"), &keep).expect("mode");
+    specialize_with(&mut m, y, &set("gain = 2.0"), &keep).expect("gain");
+    let overload = m.node(y).overload().to_string();
+    let f = m
+        .find_function(&graft::ir::FunctionKey {
+            overload: overload.clone(),
+            ..key("local", "F")
+        })
+        .expect("the overload");
+    let bound = graft::text::print_attributes(&m, &graft::specialize::binding_of(&m, f));
+    assert_eq!(bound, "gain = 2.0, mode = 1", "{overload}");
+    let printed = graft::text::print_function(&m, f);
+    // mode = 1 folded through the Cast.
+    assert!(
+        printed.contains("mf = Constant <value = float {1}>"),
+        "{printed}"
+    );
+    // The first overload went once nothing called it; the generic stays.
+    assert_eq!(m.functions.len(), 2, "{}", graft::text::print_model(&m));
+    check_clean(&m).expect("clean");
+}

@@ -233,9 +233,17 @@ pub fn specialize_with(
             ..current.clone()
         };
         if let Some(&g) = s.functions.get(&generic) {
+            // The values the overload was made with carry over; `attrs` override them.
+            let before = binding_of(&work, callee);
             s.touched.insert(current);
             callee = g;
-            work.nodes[call].overload = None;
+            let node = &mut work.nodes[call];
+            node.overload = None;
+            for a in before {
+                if !node.attributes.iter().any(|b| b.name() == a.name()) {
+                    node.attributes.push(a);
+                }
+            }
         } else if work.function(callee).attribute.is_empty()
             && work.function(callee).attribute_proto.is_empty()
         {
@@ -321,6 +329,57 @@ pub fn specialize_all_with(
     s.finish(&mut work);
     *model = work;
     Ok(s.report)
+}
+
+/// The metadata key under which an overload Graft made records the attribute values
+/// it was specialized with (ONNX text, as [`crate::text::parse_attributes`] reads).
+pub const BINDING_KEY: &str = "graft.binding";
+
+/// Records `env` on the overload `f`, when every value prints as text (no tensors or
+/// graphs), so a later re-specialization starts from the same values.
+fn record_binding(model: &mut Model, f: FunctionId, env: &Env) {
+    let printable = env.values().all(|v| {
+        matches!(
+            v,
+            AttrValue::Float(_)
+                | AttrValue::Int(_)
+                | AttrValue::String(_)
+                | AttrValue::Floats(_)
+                | AttrValue::Ints(_)
+                | AttrValue::Strings(_)
+        )
+    });
+    if !printable {
+        return;
+    }
+    let attributes: Vec<Attribute> = env
+        .iter()
+        .map(|(name, value)| Attribute {
+            name: Some(name.clone()),
+            doc_string: None,
+            kind: AttrKind::Value(value.clone()),
+        })
+        .collect();
+    let text = crate::text::print_attributes(model, &attributes);
+    let props = &mut model.function_arena[f].metadata_props;
+    props.retain(|p| p.key.as_deref() != Some(BINDING_KEY));
+    props.push(crate::ir::StringPair {
+        key: Some(BINDING_KEY.to_string()),
+        value: Some(text),
+    });
+}
+
+/// The attribute values overload `f` was specialized with, when Graft recorded them
+/// (empty otherwise).
+pub fn binding_of(model: &Model, f: FunctionId) -> Vec<Attribute> {
+    model
+        .function(f)
+        .metadata_props
+        .iter()
+        .find(|p| p.key.as_deref() == Some(BINDING_KEY))
+        .and_then(|p| p.value.as_deref())
+        .and_then(|text| crate::text::parse_attributes(text).ok())
+        .unwrap_or_default()
 }
 
 /// The type a function's declared attribute takes: its default's, else the type the
@@ -580,6 +639,7 @@ impl Specializer {
                 None => self.build(model, callee, &env, &id)?,
             };
             model.function_arena[made].overload = Some(id.clone());
+            record_binding(model, made, &env);
             self.made.insert(made);
             self.functions.insert(key.clone(), made);
             // After the generic and the overloads of the same name made before.

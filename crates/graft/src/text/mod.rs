@@ -169,6 +169,14 @@ pub fn print_function(model: &Model, function: FunctionId) -> String {
     p.into_string()
 }
 
+/// Attributes as a node writes them between `<` and `>` (`alpha = 0.2, to = 7`), the
+/// form [`parse_attributes`] reads back; doc strings are left out.
+pub fn print_attributes(model: &Model, attributes: &[crate::ir::Attribute]) -> String {
+    let mut p = print::Printer::new(model);
+    p.attribute_list(attributes);
+    p.into_string()
+}
+
 /// Parses attributes as a node writes them between `<` and `>`: `alpha = 0.2`,
 /// `to = 7, axes = [0, 1]`, `mode = "tanh"`, typed ones like `alpha: float = 2`.
 /// Graph values are refused (their graph would belong to no model). Errors point into

@@ -783,6 +783,17 @@ impl<'m> Printer<'m> {
 
     /// Writes `name = value` (check [`Self::attr_standard`] first); extras go to
     /// `extras` under the attribute's index.
+    /// `name = value, ...` for attributes as a node writes them (doc strings left out).
+    pub fn attribute_list(&mut self, attributes: &[Attribute]) {
+        let mut extras = Rec::default();
+        for (i, a) in attributes.iter().enumerate() {
+            if i > 0 {
+                self.out.push_str(", ");
+            }
+            self.attr(a, i, 0, &mut extras);
+        }
+    }
+
     fn attr(&mut self, a: &Attribute, index: usize, level: usize, extras: &mut Rec) {
         let h = self.hidden > 0;
         let mut x = Rec::default();
