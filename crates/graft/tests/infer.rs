@@ -509,3 +509,21 @@ fn recursion_in_functions_is_unknown_not_a_hang() {
         &[("y", "?")],
     );
 }
+
+#[test]
+fn dft_uneven_split_and_scalar_outputs() {
+    check(
+        &format!(
+            "{H18} g (float[B,100,1] x, int64[5] s) => (d) {{
+                d = DFT <onesided = 1> (x)
+                p, q, r = Split <num_outputs = 3> (s)
+            }}"
+        ),
+        &[
+            ("d", "float[B,51,2]"),
+            ("p", "int64[2]"),
+            ("q", "int64[2]"),
+            ("r", "int64[1]"),
+        ],
+    );
+}

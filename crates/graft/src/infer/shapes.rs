@@ -458,6 +458,8 @@ impl<'a, 'm> Cx<'a, 'm> {
                 }
             }
             "LSTM" | "GRU" | "RNN" => self.rnn(op),
+            "DFT" => self.dft(),
+            "OptionalHasElement" | "SequenceLength" => self.out(0, Vec::new()),
             "Einsum" | "OneHot" | "Compress" | "NonMaxSuppression" => {}
             _ => {}
         }
@@ -942,9 +944,11 @@ impl<'a, 'm> Cx<'a, 'm> {
                     if total % n64 == 0 {
                         vec![D::Val(total / n64); n]
                     } else if self.ver >= 18 {
-                        (0..n64)
-                            .map(|i| D::Val((total - chunk * i).clamp(0, chunk)))
-                            .collect()
+                        // onnx: chunks of ceil(total / n), the last one what is left.
+                        let last = total - chunk * (n64 - 1);
+                        let mut sizes = vec![D::Val(chunk); n - 1];
+                        sizes.push(if last >= 0 { D::Val(last) } else { D::Unk });
+                        sizes
                     } else {
                         vec![D::Unk; n]
                     }
@@ -1397,6 +1401,42 @@ impl<'a, 'm> Cx<'a, 'm> {
         }
         self.out(0, out.clone());
         self.out(1, out);
+    }
+
+    fn dft(&mut self) {
+        let Some(x) = self.shape(0) else { return };
+        let axis = if self.ver < 20 {
+            Some(self.ai("axis").unwrap_or(1))
+        } else if self.present(2) {
+            self.ints(2).and_then(|a| a.first().copied())
+        } else {
+            Some(-2)
+        };
+        let mut out = x.to_vec();
+        if let Some(last) = out.last_mut() {
+            *last = D::Val(2);
+        }
+        let Some(a) = axis.and_then(|a| norm_axis(a, x.len())) else {
+            self.out(0, vec![D::Unk; x.len()]);
+            return;
+        };
+        let length = if self.present(1) {
+            match self.ints(1).as_deref() {
+                Some(&[n]) => D::Val(n),
+                _ => D::Unk,
+            }
+        } else {
+            x.get(a).copied().unwrap_or(D::Unk)
+        };
+        let onesided = self.ai("onesided").unwrap_or(0) != 0;
+        if let Some(slot) = out.get_mut(a) {
+            *slot = match length {
+                D::Val(n) if onesided => D::Val(n / 2 + 1),
+                _ if onesided => D::Unk,
+                d => d,
+            };
+        }
+        self.out(0, out);
     }
 
     fn depth_space(&mut self, op: &str) {
