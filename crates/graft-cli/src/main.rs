@@ -728,10 +728,25 @@ fn outline(args: &OutlineArgs) -> Result<ExitCode, Failure> {
 }
 
 fn infer(path: &Path, output: &Path) -> Result<ExitCode, Failure> {
+    let timings = std::env::var_os("GRAFT_TIMINGS").is_some();
+    let t0 = std::time::Instant::now();
     let mut model = open_any(path)?;
+    let t1 = std::time::Instant::now();
     let inferred = graft::infer::infer(&model);
+    let t2 = std::time::Instant::now();
     let written = graft::infer::apply(&mut model, &inferred);
+    let t3 = std::time::Instant::now();
     write_any(&model, output)?;
+    if timings {
+        let ms = |a: std::time::Instant, b: std::time::Instant| (b - a).as_secs_f64() * 1e3;
+        eprintln!(
+            "read {:.1} ms, infer {:.1} ms, apply {:.1} ms, write {:.1} ms",
+            ms(t0, t1),
+            ms(t1, t2),
+            ms(t2, t3),
+            ms(t3, std::time::Instant::now())
+        );
+    }
     for d in &inferred.diagnostics {
         println!("{d}");
     }

@@ -491,6 +491,27 @@ fn bad_input_gives_unknown_never_a_panic() {
             ("n", "?"),
         ],
     );
+    // Dimensions and constants at the edges of i64: unknown, no overflow.
+    check(
+        &format!(
+            "{H18} g (float[9223372036854775807,2] x, float[2,2,2,2] w) => (p) {{
+                pads = Constant <value = int64[4] {{9223372036854775807, 0, 1, 0}}> ()
+                p = Pad(x, pads)
+                st = Constant <value = int64[1] {{-9223372036854775808}}> ()
+                sl = Slice(x, st, st, st, st)
+                big = Constant <value = int64[2] {{-9223372036854775808, -1}}> ()
+                r = Reshape(x, big)
+                ra = Range(big0, big1, one)
+                big0 = Constant <value = int64 {{-9223372036854775808}}> ()
+                big1 = Constant <value = int64 {{9223372036854775807}}> ()
+                one = Constant <value = int64 {{1}}> ()
+                ra2 = Range(big0, big1, one)
+                c = ConvTranspose <strides = [9223372036854775807, 1]> (w, w)
+                d = DepthToSpace <blocksize = 4294967296> (w)
+            }}"
+        ),
+        &[("p", "float[?,2]"), ("r", "float"), ("ra2", "int64[?]")],
+    );
     // No graph, no opset imports, an empty model: nothing to infer, nothing panics.
     let empty = graft::Model::default();
     assert_eq!(infer(&empty).counts().values, 0);

@@ -636,7 +636,9 @@ impl<'m> Engine<'m> {
             return;
         };
         let key = (node.domain(), node.op_type(), node.overload());
-        if let Some(&f) = self.functions.get(&key) {
+        if !self.functions.is_empty()
+            && let Some(&f) = self.functions.get(&key)
+        {
             self.call(n, node, f, ctx);
             return;
         }

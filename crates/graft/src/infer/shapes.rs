@@ -610,18 +610,21 @@ impl<'a, 'm> Cx<'a, 'm> {
                 let eff = dil.checked_mul(k.checked_sub(1)?)?.checked_add(1)?;
                 match auto_pad {
                     "SAME_UPPER" | "SAME_LOWER" => div_ceil(input, s),
-                    "VALID" => Some(div_floor(input.checked_sub(eff)?, s)? + 1),
+                    "VALID" => div_floor(input.checked_sub(eff)?, s)?.checked_add(1),
                     _ => {
                         let total = input
                             .checked_add(*pads.get(i)?)?
                             .checked_add(*pads.get(i + n)?)?
                             .checked_sub(eff)?;
                         let mut o = if ceil {
-                            div_ceil(total, s)? + 1
+                            div_ceil(total, s)?.checked_add(1)?
                         } else {
-                            div_floor(total, s)? + 1
+                            div_floor(total, s)?.checked_add(1)?
                         };
-                        if ceil && (o - 1).checked_mul(s)? >= input.checked_add(*pads.get(i)?)? {
+                        if ceil
+                            && o.checked_sub(1)?.checked_mul(s)?
+                                >= input.checked_add(*pads.get(i)?)?
+                        {
                             o -= 1;
                         }
                         Some(o)
@@ -674,13 +677,19 @@ impl<'a, 'm> Cx<'a, 'm> {
                     return input.checked_mul(s);
                 }
                 let k = *kernel.as_ref()?.get(i)?;
-                let eff = dilations.get(i)?.checked_mul(k - 1)? + 1;
+                let eff = dilations
+                    .get(i)?
+                    .checked_mul(k.checked_sub(1)?)?
+                    .checked_add(1)?;
                 let p = if auto_pad == "VALID" {
                     0
                 } else {
                     pads.get(i)? + pads.get(i + n)?
                 };
-                Some(s.checked_mul(input - 1)? + out_pad.get(i)? + eff - p)
+                s.checked_mul(input.checked_sub(1)?)?
+                    .checked_add(*out_pad.get(i)?)?
+                    .checked_add(eff)?
+                    .checked_sub(p)
             })();
             out.push(dim.map_or(D::Unk, D::Val));
         }
@@ -759,10 +768,10 @@ impl<'a, 'm> Cx<'a, 'm> {
                 });
             if let Some(ip) = in_product
                 && op != 0
-                && ip % op == 0
+                && ip.checked_rem(op) == Some(0)
                 && let Some(slot) = out.get_mut(i)
             {
-                *slot = D::Val(ip / op);
+                *slot = ip.checked_div(op).map_or(D::Unk, D::Val);
             }
         }
         if let Some(c) = self.cv(0)
@@ -1042,12 +1051,12 @@ impl<'a, 'm> Cx<'a, 'm> {
                 },
                 _ => 0,
             };
-            for _ in 0..count {
+            for _ in 0..count.min(MAX_CONST as i64) {
                 match usize::try_from(i).ok().and_then(|i| c.get(i)) {
                     Some(&v) => values.push(v),
                     None => return,
                 }
-                i += step;
+                i = i.saturating_add(*step);
             }
             self.out_const(0, values);
         }
@@ -1150,7 +1159,10 @@ impl<'a, 'm> Cx<'a, 'm> {
             };
             if let Some(slot) = out.get_mut(a) {
                 *slot = match *slot {
-                    D::Val(v) => D::Val(v + b + e),
+                    D::Val(v) => v
+                        .checked_add(b)
+                        .and_then(|v| v.checked_add(e))
+                        .map_or(D::Unk, D::Val),
                     d if b == 0 && e == 0 => d,
                     _ => D::Unk,
                 };
@@ -1363,10 +1375,26 @@ impl<'a, 'm> Cx<'a, 'm> {
         };
         match (scalar(0), scalar(1), scalar(2)) {
             (Some(start), Some(limit), Some(delta)) if delta != 0 => {
-                let n = div_ceil(limit - start, delta).unwrap_or(0).max(0);
+                let Some(n) = limit
+                    .checked_sub(start)
+                    .and_then(|d| div_ceil(d, delta))
+                    .map(|n| n.max(0))
+                else {
+                    self.out(0, vec![D::Unk]);
+                    return;
+                };
                 self.out(0, vec![D::Val(n)]);
                 if usize::try_from(n).is_ok_and(|n| n <= MAX_CONST) {
-                    self.out_const(0, (0..n).map(|i| D::Val(start + i * delta)).collect());
+                    self.out_const(
+                        0,
+                        (0..n)
+                            .map(|i| {
+                                i.checked_mul(delta)
+                                    .and_then(|o| o.checked_add(start))
+                                    .map_or(D::Unk, D::Val)
+                            })
+                            .collect(),
+                    );
                 }
             }
             _ => {
@@ -1447,19 +1475,22 @@ impl<'a, 'm> Cx<'a, 'm> {
             return;
         };
         let f = |d: D, mul: bool| match d {
-            D::Val(v) if mul => D::Val(v * b),
+            D::Val(v) if mul => v.checked_mul(b).map_or(D::Unk, D::Val),
             D::Val(v) if v % b == 0 => D::Val(v / b),
             _ => D::Unk,
         };
         let out = if op == "DepthToSpace" {
             let c = match c {
-                D::Val(v) if v % (b * b) == 0 => D::Val(v / (b * b)),
+                D::Val(v) if b.checked_mul(b).is_some_and(|bb| v % bb == 0) => D::Val(v / (b * b)),
                 _ => D::Unk,
             };
             vec![n, c, f(h, true), f(w, true)]
         } else {
             let c = match c {
-                D::Val(v) => D::Val(v * b * b),
+                D::Val(v) => v
+                    .checked_mul(b)
+                    .and_then(|v| v.checked_mul(b))
+                    .map_or(D::Unk, D::Val),
                 _ => D::Unk,
             };
             vec![n, c, f(h, false), f(w, false)]
@@ -1494,6 +1525,7 @@ impl<'a, 'm> Cx<'a, 'm> {
 
 /// Start, end and element count of a slice of a dimension of size `dim` (numpy rules).
 fn slice_range(dim: i64, start: i64, end: i64, step: i64) -> (i64, i64, i64) {
+    let dim = dim.max(0);
     let norm = |v: i64| if v < 0 { v.saturating_add(dim) } else { v };
     let (s, e) = if step > 0 {
         (norm(start).clamp(0, dim), norm(end).clamp(0, dim))
@@ -1503,7 +1535,10 @@ fn slice_range(dim: i64, start: i64, end: i64, step: i64) -> (i64, i64, i64) {
     let count = if step > 0 {
         div_ceil(e - s, step).unwrap_or(0).max(0)
     } else {
-        div_ceil(s - e, -step).unwrap_or(0).max(0)
+        step.checked_neg()
+            .and_then(|n| div_ceil(s - e, n))
+            .unwrap_or(0)
+            .max(0)
     };
     (s, e, count)
 }
