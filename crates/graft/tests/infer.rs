@@ -548,3 +548,29 @@ fn dft_uneven_split_and_scalar_outputs() {
         ],
     );
 }
+
+#[test]
+fn sequences_carry_their_element_shape() {
+    check(
+        &format!(
+            "{H18} g (float[N,3] a, float[N,3] b, float[N,4] c, int64 i) => (x) {{
+                s = SequenceConstruct(a, b)
+                x = SequenceAt(s, i)
+                t = SequenceInsert(s, c)
+                y = SequenceAt(t, i)
+                p = SplitToSequence <axis = 1> (a)
+                z = SequenceAt(p, i)
+                n = SequenceLength(s)
+            }}"
+        ),
+        &[
+            ("s", "seq(float[N,3])"),
+            ("x", "float[N,3]"),
+            ("t", "seq(float[N,?])"),
+            ("y", "float[N,?]"),
+            ("p", "seq(float[N,1])"),
+            ("z", "float[N,1]"),
+            ("n", "int64[]"),
+        ],
+    );
+}

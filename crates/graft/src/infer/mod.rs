@@ -39,7 +39,8 @@
 //!   GatherElements, Expand, Tile, Pad, Resize, the Reduce family and ArgMax/ArgMin,
 //!   Softmax/LogSoftmax/LayerNormalization/BatchNormalization, Cast, Shape, Size,
 //!   Constant, ConstantOfShape, Range, TopK, NonZero, Identity, Dropout, Where,
-//!   DepthToSpace/SpaceToDepth, LSTM/GRU/RNN. If merges its branches; Loop and Scan infer their body
+//!   DepthToSpace/SpaceToDepth, LSTM/GRU/RNN, DFT, and the element shapes of
+//!   sequences (SequenceConstruct/Insert/At, SplitToSequence). If merges its branches; Loop and Scan infer their body
 //!   with the body inputs' types; a call of a model-local function infers the body
 //!   with the call's input types and attributes (references bound by the call), and
 //!   the body's values get the merge over all calls (a function never called is

@@ -2,7 +2,10 @@
 
 use super::types::output_types;
 use super::{Ctx, D, Engine, MAX_CONST, Ty, attr_value, norm_axis};
-use crate::ir::{AttrValue, Node, NodeId, Tensor, ValueDef, dtype};
+use crate::ir::{
+    AttrValue, Dim, DimValue, Node, NodeId, Shape, Tensor, TensorType, Type, TypeValue, ValueDef,
+    dtype,
+};
 
 /// The values of a small int64/int32 tensor.
 pub(crate) fn tensor_consts(t: &Tensor) -> Option<Vec<D>> {
@@ -45,6 +48,7 @@ pub(crate) fn infer_node(
         shapes: vec![None; node.outputs.len()],
         consts: vec![None; node.outputs.len()],
         problems: Vec::new(),
+        retyped: Vec::new(),
     };
     if domain.is_empty() {
         cx.rule();
@@ -53,8 +57,14 @@ pub(crate) fn infer_node(
         shapes,
         consts,
         problems,
+        retyped,
         ..
     } = cx;
+    for (k, t) in retyped {
+        if let Some(slot) = outs.get_mut(k) {
+            *slot = Some(t);
+        }
+    }
     for (k, s) in shapes.into_iter().enumerate() {
         let Some(s) = s else { continue };
         match outs.get_mut(k) {
@@ -79,6 +89,8 @@ struct Cx<'a, 'm> {
     shapes: Shapes,
     consts: Vec<Option<Vec<D>>>,
     problems: Vec<String>,
+    /// Outputs whose whole type a rule decides (sequences with element shapes).
+    retyped: Vec<(usize, Ty)>,
 }
 
 fn prod(dims: &[D]) -> D {
@@ -459,6 +471,9 @@ impl<'a, 'm> Cx<'a, 'm> {
             }
             "LSTM" | "GRU" | "RNN" => self.rnn(op),
             "DFT" => self.dft(),
+            "SequenceConstruct" | "SequenceInsert" | "SequenceAt" | "SplitToSequence" => {
+                self.sequence(op)
+            }
             "OptionalHasElement" | "SequenceLength" => self.out(0, Vec::new()),
             "Einsum" | "OneHot" | "Compress" | "NonMaxSuppression" => {}
             _ => {}
@@ -1431,6 +1446,128 @@ impl<'a, 'm> Cx<'a, 'm> {
         self.out(1, out);
     }
 
+    /// The element type and shape of a sequence input (symbols the model never
+    /// mentions elsewhere are unknown).
+    fn seq_element(&self, i: usize) -> Option<(i32, Option<Vec<D>>)> {
+        let Some(Ty::Other(t)) = self.ins.get(i).copied().flatten() else {
+            return None;
+        };
+        let Some(TypeValue::Sequence(Some(inner))) = &t.value else {
+            return None;
+        };
+        let Some(TypeValue::Tensor(tt)) = &inner.value else {
+            return None;
+        };
+        let shape = tt.shape.as_ref().map(|s| {
+            s.dims
+                .iter()
+                .map(|d| match &d.value {
+                    Some(DimValue::Value(v)) => D::Val(*v),
+                    Some(DimValue::Param(p)) => {
+                        self.e.sym_ids.get(p).map_or(D::Unk, |&s| D::Sym(s))
+                    }
+                    None => D::Unk,
+                })
+                .collect()
+        });
+        Some((tt.elem_type.unwrap_or(0), shape))
+    }
+
+    /// `seq(tensor(elem, shape))` as an IR type.
+    fn seq_type(&self, elem: i32, shape: Option<&[D]>) -> Ty {
+        let dims = |s: &[D]| Shape {
+            dims: s
+                .iter()
+                .map(|&d| Dim {
+                    value: match d {
+                        D::Val(v) => Some(DimValue::Value(v)),
+                        D::Sym(i) => self
+                            .e
+                            .symbols
+                            .get(i as usize)
+                            .map(|n| DimValue::Param(n.clone())),
+                        D::Unk => None,
+                    },
+                    denotation: None,
+                })
+                .collect(),
+        };
+        let inner = Type {
+            value: Some(TypeValue::Tensor(TensorType {
+                elem_type: (elem != 0).then_some(elem),
+                shape: shape.map(dims),
+            })),
+            denotation: None,
+        };
+        Ty::Other(Type {
+            value: Some(TypeValue::Sequence(Some(Box::new(inner)))),
+            denotation: None,
+        })
+    }
+
+    fn sequence(&mut self, op: &str) {
+        match op {
+            "SequenceAt" => {
+                if let Some((_, Some(s))) = self.seq_element(0) {
+                    self.out(0, s);
+                }
+            }
+            "SequenceConstruct" => {
+                let mut merged: Option<(i32, Option<Vec<D>>)> = None;
+                for i in 0..self.node.inputs.len() {
+                    let Some(t) = self.ins.get(i).copied().flatten() else {
+                        return;
+                    };
+                    let shape = t.shape().map(<[D]>::to_vec);
+                    merged = Some(match merged {
+                        None => (t.elem(), shape),
+                        Some((e, s)) => (if e == t.elem() { e } else { 0 }, merge_shapes(s, shape)),
+                    });
+                }
+                if let Some((elem, shape)) = merged
+                    && elem != 0
+                {
+                    let t = self.seq_type(elem, shape.as_deref());
+                    self.retyped.push((0, t));
+                }
+            }
+            "SequenceInsert" => {
+                let (Some((elem, s)), Some(t)) =
+                    (self.seq_element(0), self.ins.get(1).copied().flatten())
+                else {
+                    return;
+                };
+                let shape = merge_shapes(s, t.shape().map(<[D]>::to_vec));
+                let t = self.seq_type(elem, shape.as_deref());
+                self.retyped.push((0, t));
+            }
+            _ => {
+                // SplitToSequence: without `split`, pieces of size 1 along the axis.
+                let Some(x) = self.shape(0) else { return };
+                let elem = self.ins.first().copied().flatten().map_or(0, Ty::elem);
+                let Some(a) = norm_axis(self.ai("axis").unwrap_or(0), x.len()) else {
+                    return;
+                };
+                let mut shape = x.to_vec();
+                if self.present(1) {
+                    if let Some(d) = shape.get_mut(a) {
+                        *d = D::Unk;
+                    }
+                } else if self.ai("keepdims").unwrap_or(1) != 0 {
+                    if let Some(d) = shape.get_mut(a) {
+                        *d = D::Val(1);
+                    }
+                } else {
+                    shape.remove(a);
+                }
+                if elem != 0 {
+                    let t = self.seq_type(elem, Some(&shape));
+                    self.retyped.push((0, t));
+                }
+            }
+        }
+    }
+
     fn dft(&mut self) {
         let Some(x) = self.shape(0) else { return };
         let axis = if self.ver < 20 {
@@ -1521,6 +1658,17 @@ impl<'a, 'm> Cx<'a, 'm> {
             self.out(2, vec![dirs, batch, hidden]);
         }
     }
+}
+
+/// What two shapes agree on: the dimensions they share, unknown elsewhere.
+fn merge_shapes(a: Option<Vec<D>>, b: Option<Vec<D>>) -> Option<Vec<D>> {
+    let (a, b) = (a?, b?);
+    (a.len() == b.len()).then(|| {
+        a.iter()
+            .zip(&b)
+            .map(|(&x, &y)| if x == y { x } else { D::Unk })
+            .collect()
+    })
 }
 
 /// Start, end and element count of a slice of a dimension of size `dim` (numpy rules).
