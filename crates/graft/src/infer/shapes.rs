@@ -469,13 +469,14 @@ impl<'a, 'm> Cx<'a, 'm> {
                     self.out(0, s.into_iter().map(D::Val).collect());
                 }
             }
-            "LSTM" | "GRU" | "RNN" => self.rnn(op),
+            "LSTM" | "GRU" | "RNN" => self.rnn(),
             "DFT" => self.dft(),
             "SequenceConstruct" | "SequenceInsert" | "SequenceAt" | "SplitToSequence" => {
                 self.sequence(op)
             }
             "OptionalHasElement" | "SequenceLength" => self.out(0, Vec::new()),
-            "Einsum" | "OneHot" | "Compress" | "NonMaxSuppression" => {}
+            // Einsum, OneHot, Compress, NonMaxSuppression, ai.onnx.ml, …: element
+            // types only.
             _ => {}
         }
     }
@@ -1635,7 +1636,7 @@ impl<'a, 'm> Cx<'a, 'm> {
         self.out(0, out);
     }
 
-    fn rnn(&mut self, _op: &str) {
+    fn rnn(&mut self) {
         let (a, b) = match self.shape(0) {
             Some(&[a, b, _]) => (a, b),
             _ => (D::Unk, D::Unk),
