@@ -574,3 +574,29 @@ fn sequences_carry_their_element_shape() {
         ],
     );
 }
+
+#[test]
+fn a_function_body_gets_what_all_its_calls_agree_on() {
+    check(
+        "<ir_version: 10, opset_import: [\"\" : 18, \"local\" : 1]>
+        g (float[N,3] x, float[M,3] y, double[2] d) => (p, q) {
+            p = local.Twice (x)
+            q = local.Twice (y)
+            r = local.Once (d)
+        }
+        <domain: \"local\", opset_import: [\"\" : 18]>
+        Twice (a) => (b) { s = Add(a, a) b = Relu(s) }
+        <domain: \"local\", opset_import: [\"\" : 18]>
+        Once (a2) => (b2) { b2 = Neg(a2) }
+        <domain: \"local\", opset_import: [\"\" : 18]>
+        Never (a3) => (b3) { b3 = Shape(a3) }",
+        &[
+            ("p", "float[N,3]"),
+            ("q", "float[M,3]"),
+            ("s", "float[?,3]"),
+            ("b2", "double[2]"),
+            // Never called: only what the body says by itself.
+            ("b3", "int64[?]"),
+        ],
+    );
+}
