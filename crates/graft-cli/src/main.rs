@@ -90,6 +90,15 @@ enum Command {
     /// Turn main-graph nodes into a new local function DOMAIN.NAME called once where
     /// the first of them was.
     Outline(OutlineArgs),
+    /// Infer the type and shape of every value and write the model with a value_info
+    /// entry for every intermediate value that states none (ONNX text when OUT ends in
+    /// .onnxtxt or .txt, protobuf otherwise). Stated types are kept; contradictions are
+    /// printed as warnings. Prints a one-line summary.
+    Infer {
+        model: PathBuf,
+        #[arg(short, long)]
+        output: PathBuf,
+    },
 }
 
 #[derive(clap::Args)]
@@ -198,6 +207,7 @@ fn main() -> ExitCode {
         Command::Specialize(args) => specialize(&args),
         Command::InlineFunctions(args) => inline_functions(&args),
         Command::Outline(args) => outline(&args),
+        Command::Infer { model, output } => infer(&model, &output),
     };
     if std::env::var_os("GRAFT_REPORT_PEAK_MEMORY").is_some() {
         report_peak_memory();
@@ -715,6 +725,42 @@ fn outline(args: &OutlineArgs) -> Result<ExitCode, Failure> {
             Ok(ExitCode::from(1))
         }
     }
+}
+
+fn infer(path: &Path, output: &Path) -> Result<ExitCode, Failure> {
+    let timings = std::env::var_os("GRAFT_TIMINGS").is_some();
+    let t0 = std::time::Instant::now();
+    let mut model = open_any(path)?;
+    let t1 = std::time::Instant::now();
+    let inferred = graft::infer::infer(&model);
+    let t2 = std::time::Instant::now();
+    let written = graft::infer::apply(&mut model, &inferred);
+    let t3 = std::time::Instant::now();
+    write_any(&model, output)?;
+    if timings {
+        let ms = |a: std::time::Instant, b: std::time::Instant| (b - a).as_secs_f64() * 1e3;
+        eprintln!(
+            "read {:.1} ms, infer {:.1} ms, apply {:.1} ms, write {:.1} ms",
+            ms(t0, t1),
+            ms(t1, t2),
+            ms(t2, t3),
+            ms(t3, std::time::Instant::now())
+        );
+    }
+    for d in &inferred.diagnostics {
+        println!("{d}");
+    }
+    let c = inferred.counts();
+    println!(
+        "{} values: {} typed, {} with a shape, {} unknown; {written} value_info written, {} warnings",
+        c.values,
+        c.typed,
+        c.shaped,
+        c.unknown,
+        inferred.diagnostics.len()
+    );
+    std::mem::forget(model);
+    Ok(ExitCode::SUCCESS)
 }
 
 /// Writes ONNX text when `output` ends in .onnxtxt or .txt, protobuf otherwise.

@@ -758,3 +758,53 @@ fn specialize_one_function_keeping_its_generic() {
     assert!(!stdout.contains("removed local.H"), "{stdout}");
     assert!(text.contains("\nH <beta>"), "{text}");
 }
+
+#[test]
+fn infer_writes_value_info_and_summarizes() {
+    let input = model_from_text(
+        "infer",
+        "<ir_version: 8, opset_import: [\"\" : 18]>\nmain (float[N,4] x) => (y) <float[N,5] r> {\n   r = Relu(x)\n   s = Shape(r)\n   y = Reshape(x, s)\n}\n",
+    );
+    // Text out: the intermediate gets a value_info, the output its type, the stated
+    // (wrong) type stays and is reported.
+    let text = temp("inferred.onnxtxt");
+    let out = graft(&[
+        "infer",
+        input.to_str().unwrap_or(""),
+        "-o",
+        text.to_str().unwrap_or(""),
+    ]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    assert!(stdout.contains("warning[infer.shape-mismatch]"), "{stdout}");
+    assert_eq!(
+        stdout.lines().last(),
+        Some("4 values: 4 typed, 4 with a shape, 0 unknown; 2 value_info written, 1 warnings"),
+        "{stdout}"
+    );
+    let written = std::fs::read_to_string(&text).expect("output");
+    assert!(written.contains("=> (float[N,5] y)"), "{written}");
+    assert!(written.contains("float[N,5] r, int64[2] s"), "{written}");
+    // Protobuf out reads back.
+    let onnx = temp("inferred.onnx");
+    let out = graft(&[
+        "infer",
+        input.to_str().unwrap_or(""),
+        "-o",
+        onnx.to_str().unwrap_or(""),
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    let out = graft(&["print", onnx.to_str().unwrap_or("")]);
+    assert!(String::from_utf8_lossy(&out.stdout).contains("int64[2] s"));
+    // An unreadable model: exit code 2, one line.
+    let missing = temp("missing-for-infer.onnx");
+    assert_clean_failure(
+        &graft(&[
+            "infer",
+            missing.to_str().unwrap_or(""),
+            "-o",
+            onnx.to_str().unwrap_or(""),
+        ]),
+        "cannot read",
+    );
+}

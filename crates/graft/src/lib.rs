@@ -7,6 +7,7 @@ pub mod codec;
 pub mod diag;
 mod external;
 pub mod hash;
+pub mod infer;
 pub mod inline;
 pub mod ir;
 pub mod library;
