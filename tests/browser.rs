@@ -1153,6 +1153,9 @@ fn a_standard_op_expands_into_its_function_body_undo_and_export() {
     app.browser.send_keys(&input, "layer0/Relu\n").unwrap();
     let result = app.wait("search-result");
     app.browser.click(&result).unwrap();
+    // The Relu's input is typed by inference (the model states no intermediate types).
+    let props = app.text("properties");
+    assert!(props.contains("layer0.linear: float[batch,16]"), "{props}");
     app.browser.click(&app.wait("expand-standard")).unwrap();
     // Relu-14's body at opset 18: Max(X, CastLike(0, X)).
     wait_for_graph_text(&app, "Max", "the body's ops to be drawn");

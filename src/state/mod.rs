@@ -758,8 +758,13 @@ impl Session {
         let open = self.open.as_ref()?;
         let model = &open.model;
         let it = open.scene.as_ref()?.view.item(item)?;
-        let value_name = |v: &Option<graft::ir::ValueId>| {
-            v.map_or_else(|| "(none)".to_string(), |v| model.value(v).name.clone())
+        let types = &open.scene.as_ref()?.view.types;
+        let value_name = |v: &Option<graft::ir::ValueId>| match v {
+            None => "(none)".to_string(),
+            Some(v) => match types.get(v) {
+                Some(ty) => format!("{}: {ty}", model.value(*v).name),
+                None => format!("{} (type unknown)", model.value(*v).name),
+            },
         };
         let mut p = Properties {
             title: it.title.clone(),
@@ -1051,8 +1056,15 @@ fn load_model(mut files: Vec<LoadedFile>) -> Result<(String, Model, Vec<Diagnost
 }
 
 /// A model ready to show: its view built and laid out.
+/// The view of `model` with the types inference finds where the model states none.
+fn typed_view(model: &Model) -> Option<View> {
+    let mut view = View::of_model(model)?;
+    view.add_inferred_types(model, &graft::infer::infer(model));
+    Some(view)
+}
+
 fn open_model(name: String, origin: Origin, model: Model, summary: Arc<Summary>) -> OpenModel {
-    let scene = View::of_model(&model).and_then(|view| {
+    let scene = typed_view(&model).and_then(|view| {
         let mut scene = Scene::new(view);
         scene.layout(&model, &mut || false).ok().map(|_| scene)
     });
@@ -1074,7 +1086,7 @@ fn open_edited(
     summary: Arc<Summary>,
 ) -> (OpenModel, FxMap<ItemId, ItemId>) {
     let mut items = FxMap::default();
-    let scene = View::of_model(&model).and_then(|view| {
+    let scene = typed_view(&model).and_then(|view| {
         let mut scene = Scene::new(view);
         if let Some(old) = before.scene.as_ref() {
             items = scene.follow(&model, &old.view);
@@ -1612,6 +1624,53 @@ mod tests {
     pub(super) fn open(session: &mut Session, files: Vec<LoadedFile>) {
         let ticket = session.begin("test");
         session.finish(ticket, Ok(files), Origin::Files);
+    }
+
+    /// A model file made from ONNX text.
+    fn text_file(name: &str, text: &str) -> LoadedFile {
+        let model = graft::text::parse_model(text).expect("parses").model;
+        let bytes = graft::export(&model, &graft::ExportOptions::default()).expect("exports");
+        LoadedFile {
+            name: name.to_string(),
+            bytes: bytes.into(),
+        }
+    }
+
+    #[test]
+    fn properties_show_inferred_types_and_mark_unknown_ones() {
+        let mut session = Session::default();
+        let text = r#"<ir_version: 10, opset_import: ["": 18, "custom": 1]>
+main (float[2,3] x) => (y) {
+  t = Relu(x)
+  u = custom.Thing(t)
+  y = Relu(u)
+}
+"#;
+        open(&mut session, vec![text_file("typed.onnx", text)]);
+        let scene = session
+            .open()
+            .and_then(|o| o.scene.as_ref())
+            .expect("scene");
+        let node_item = |op: &str, k: usize| {
+            let model = &session.open().expect("open").model;
+            let items: Vec<ItemId> = (0..scene.view.items.len() as ItemId)
+                .filter(|&i| {
+                    matches!(scene.view.item(i).map(|it| &it.kind),
+                        Some(ItemKind::Node { node, .. }) if model.node(*node).op_type() == op)
+                })
+                .collect();
+            items[k]
+        };
+        // t is inferred from Relu; u comes out of an op nothing knows.
+        let relu = session
+            .properties(node_item("Relu", 0))
+            .expect("properties");
+        assert_eq!(relu.outputs, ["t: float[2,3]"]);
+        let thing = session
+            .properties(node_item("Thing", 0))
+            .expect("properties");
+        assert_eq!(thing.inputs, ["t: float[2,3]"]);
+        assert_eq!(thing.outputs, ["u (type unknown)"]);
     }
 
     #[test]

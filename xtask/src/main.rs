@@ -226,7 +226,9 @@ fn test(root: &Path) -> Result<(), String> {
         .arg(root.join("tests/interop/standard_numerics.py"))
         .arg("--graft")
         .arg(root.join("target/debug/graft")))?;
-    step("interop: inferred types and shapes against onnx.shape_inference (data_prop) over the corpus");
+    step(
+        "interop: inferred types and shapes against onnx.shape_inference (data_prop) over the corpus",
+    );
     run(Command::new(&python)
         .arg(root.join("tests/interop/infer_diff.py"))
         .arg("--graft")

@@ -196,6 +196,18 @@ impl View {
         }
     }
 
+    /// Adds the types inference found (`crate::infer`) for the values the model does not
+    /// type itself; stated types stay. Edges then show them as they show stated ones.
+    pub fn add_inferred_types(&mut self, model: &Model, inferred: &crate::infer::Inferred) {
+        for (v, _) in model.values.iter() {
+            if !self.types.contains_key(&v)
+                && let Some(ty) = inferred.get(v)
+            {
+                self.types.insert(v, ty.to_string());
+            }
+        }
+    }
+
     pub fn root(&self) -> ItemId {
         0
     }
