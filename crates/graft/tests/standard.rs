@@ -156,6 +156,24 @@ main (float[4] x, t) => (y) {
 }
 
 #[test]
+fn a_built_body_uses_inferred_types() {
+    // `t` states no type; inference finds int64 from the Cast, so CastLike's body can
+    // be built.
+    let text = r#"<ir_version: 10, opset_import: ["": 19]>
+main (float[4] x, float[4] z) => (int64[4] y) {
+  t = Cast <to = 7> (z)
+  y = CastLike(x, t)
+}
+"#;
+    let mut m = model(text);
+    let report = expand_standard_ops(&mut m, Some(&["CastLike".to_string()])).expect("expands");
+    assert_eq!(report.expanded, 1);
+    let printed = graft::text::print_model(&m);
+    assert!(printed.contains("y = Cast <to = 7> (x)"), "{printed}");
+    check_clean(&m).expect("clean");
+}
+
+#[test]
 fn errors_leave_the_model_unchanged() {
     // Conv has no body; a Ref attribute cannot be expanded before specialization.
     let text = r#"<ir_version: 10, opset_import: ["": 18, "local": 1]>

@@ -55,7 +55,7 @@ pub fn body_kind(model: &Model, node: NodeId) -> Option<BodyKind> {
     if schema.function_body_for_opset(version).is_some() {
         Some(BodyKind::Static)
     } else if schema.has_context_dependent_function
-        && context_dependent_body(&site(model, node, schema, version)).is_some()
+        && context_dependent_body(&site(model, node, schema, version, None)).is_some()
     {
         Some(BodyKind::Built)
     } else {
@@ -109,7 +109,13 @@ pub fn expand_standard_ops(
 /// The body of a standard-op node as a model holding one function (the registry's or
 /// the built one, not yet converted to the caller's opset).
 pub fn standard_body(model: &Model, node: NodeId) -> Result<Model, LibraryError> {
-    let (source, schema) = source(model, node)?;
+    let inferred = crate::infer::infer(model);
+    let (source, schema) = source(model, node, Some(&inferred))?;
+    body_of(source, schema)
+}
+
+/// The body `source` holds, as a model with one function, with the schema's defaults.
+fn body_of(source: Source, schema: &OpSchema) -> Result<Model, LibraryError> {
     let op = schema.name.clone();
     let mut body = match source {
         Source::Static { bytes, opset } => {
@@ -152,7 +158,13 @@ enum Source {
     Built(String),
 }
 
-fn source(model: &Model, node: NodeId) -> Result<(Source, &'static OpSchema), LibraryError> {
+/// Where `node`'s body comes from; a built body sees the element types the model
+/// states, else those `inferred` finds.
+fn source(
+    model: &Model,
+    node: NodeId,
+    inferred: Option<&crate::infer::Inferred>,
+) -> Result<(Source, &'static OpSchema), LibraryError> {
     let n = model.nodes.get(node).ok_or(LibraryError::NoNode(node))?;
     let op = n.op_type().to_string();
     let version = scope_version(model, node).unwrap_or(0);
@@ -186,7 +198,7 @@ fn source(model: &Model, node: NodeId) -> Result<(Source, &'static OpSchema), Li
             schema,
         ));
     }
-    let text = context_dependent_body(&site(model, node, schema, version))
+    let text = context_dependent_body(&site(model, node, schema, version, inferred))
         .ok_or_else(no_body)?
         .map_err(|reason| LibraryError::StandardBody {
             op: op.clone(),
@@ -220,6 +232,7 @@ fn expand(model: &mut Model, nodes: &[NodeId]) -> Result<StandardReport, Library
         }
     }
     let domain = unused_domain(model);
+    let inferred = crate::infer::infer(model);
     let mut work = model.clone();
     // One temporary function per distinct body: static bodies by operator, built ones
     // by their text.
@@ -227,9 +240,10 @@ fn expand(model: &mut Model, nodes: &[NodeId]) -> Result<StandardReport, Library
     let mut ops: Vec<String> = Vec::new();
     for &n in nodes {
         let op = work.node(n).op_type().to_string();
-        let key = match source(&work, n)?.0 {
-            Source::Static { opset, .. } => (op.clone(), opset, None),
-            Source::Built(text) => (op.clone(), 0, Some(text)),
+        let (source, schema) = source(&work, n, Some(&inferred))?;
+        let key = match &source {
+            Source::Static { opset, .. } => (op.clone(), *opset, None),
+            Source::Built(text) => (op.clone(), 0, Some(text.clone())),
         };
         let next = made.len();
         let overload = made
@@ -237,7 +251,7 @@ fn expand(model: &mut Model, nodes: &[NodeId]) -> Result<StandardReport, Library
             .or_insert_with(|| format!("b{next}"))
             .clone();
         if made.len() > next {
-            let body = standard_body(&work, n)?;
+            let body = body_of(source, schema)?;
             let (functions, _) = work.absorb(body);
             if let Some(&f) = functions.first() {
                 let function = &mut work.function_arena[f];
@@ -330,17 +344,25 @@ fn scope_version(model: &Model, node: NodeId) -> Option<i64> {
 }
 
 /// What a builder sees of the call.
-fn site<'a>(model: &'a Model, node: NodeId, schema: &'a OpSchema, opset: i64) -> CallSite<'a> {
+fn site<'a>(
+    model: &'a Model,
+    node: NodeId,
+    schema: &'a OpSchema,
+    opset: i64,
+    inferred: Option<&crate::infer::Inferred>,
+) -> CallSite<'a> {
     let n = model.node(node);
+    let elem_type = |v: crate::ir::ValueId| {
+        crate::opset::edit::elem_type(model, v).or_else(|| match inferred?.get(v)?.value? {
+            crate::ir::TypeValue::Tensor(t) => t.elem_type,
+            _ => None,
+        })
+    };
     CallSite {
         op: &schema.name,
         opset,
         attributes: &n.attributes,
-        inputs: n
-            .inputs
-            .iter()
-            .map(|v| v.map(|v| crate::opset::edit::elem_type(model, v)))
-            .collect(),
+        inputs: n.inputs.iter().map(|v| v.map(elem_type)).collect(),
     }
 }
 
