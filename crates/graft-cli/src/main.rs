@@ -662,9 +662,12 @@ fn inline_functions(args: &InlineFunctionsArgs) -> Result<ExitCode, Failure> {
                 return Ok(ExitCode::from(1));
             }
         }
+        for why in &expanded.skipped {
+            eprintln!("graft: left as is: {why}");
+        }
         if let Some(op) = args.op.iter().find(|op| !expanded.ops.contains(op)) {
             eprintln!(
-                "graft: {} has no {op} node with a function body to expand",
+                "graft: {} has no {op} node whose function body could be expanded",
                 args.model.display()
             );
             return Ok(ExitCode::from(1));
@@ -678,11 +681,12 @@ fn inline_functions(args: &InlineFunctionsArgs) -> Result<ExitCode, Failure> {
         println!("removed {key}");
     }
     if standard {
-        println!(
-            "expanded {} standard op node(s): {}",
-            expanded.expanded,
-            expanded.ops.join(", ")
-        );
+        let ops = if expanded.ops.is_empty() {
+            String::new()
+        } else {
+            format!(": {}", expanded.ops.join(", "))
+        };
+        println!("expanded {} standard op node(s){ops}", expanded.expanded);
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -11,7 +11,10 @@
 //!   caller's scope, converting the body to the model's opset) and removes the
 //!   temporary functions. Attributes the call omits take the schema's defaults.
 //! - A node whose attribute refers to an enclosing function's attribute is refused
-//!   (specialize the function first): its value is not known at the call.
+//!   (specialize the function first): its value is not known at the call. The pass
+//!   over a whole model (`expand_standard_ops`) leaves such nodes, and those whose
+//!   built body lacks a type it needs, as they are and lists them in the report;
+//!   expanding one node (`expand_standard`) is an error for them.
 //! - A body is expanded one level: the ops it is made of stay as they are.
 //! - Errors leave the model as it was.
 
@@ -32,6 +35,9 @@ pub struct StandardReport {
     pub expanded: usize,
     /// The operators expanded, sorted, each once.
     pub ops: Vec<String>,
+    /// Nodes the pass left as they are, and why (an attribute bound to the enclosing
+    /// function's, a built body missing a type it needs).
+    pub skipped: Vec<String>,
 }
 
 /// Where a standard node's body comes from.
@@ -79,7 +85,8 @@ pub fn expand_standard(model: &mut Model, node: NodeId) -> Result<StandardReport
             version: scope_version(model, node).unwrap_or(0),
         });
     }
-    expand(model, &[node])
+    let inferred = crate::infer::infer(model);
+    expand(model, &[node], &inferred)
 }
 
 /// Replaces every node of the chosen standard operators (`None`: every operator that
@@ -90,20 +97,37 @@ pub fn expand_standard_ops(
 ) -> Result<StandardReport, LibraryError> {
     let mut roots = model_roots(model);
     roots.extend(model.functions.iter().map(|&f| model.function(f).body));
+    let inferred = crate::infer::infer(model);
     let mut nodes = Vec::new();
+    let mut skipped = Vec::new();
     for root in roots {
         for g in scope_tree(model, root) {
             for &n in &model.graph(g).nodes {
                 let op = model.node(n).op_type();
-                if ops.is_none_or(|ops| ops.iter().any(|o| o == op))
-                    && body_kind(model, n).is_some()
+                if !ops.is_none_or(|ops| ops.iter().any(|o| o == op))
+                    || body_kind(model, n).is_none()
                 {
-                    nodes.push(n);
+                    continue;
+                }
+                // A node whose body cannot be had is left, not the pass refused.
+                match source(model, n, Some(&inferred)) {
+                    Ok(_) => nodes.push(n),
+                    Err(e) => {
+                        let name = model.node(n).name();
+                        let at = if name.is_empty() {
+                            String::new()
+                        } else {
+                            format!(" ({name})")
+                        };
+                        skipped.push(format!("{op}{at}: {e}"));
+                    }
                 }
             }
         }
     }
-    expand(model, &nodes)
+    let mut report = expand(model, &nodes, &inferred)?;
+    report.skipped = skipped;
+    Ok(report)
 }
 
 /// The body of a standard-op node as a model holding one function (the registry's or
@@ -208,7 +232,11 @@ fn source(
 }
 
 /// Expands `nodes` (standard ops with bodies) all at once, on a copy.
-fn expand(model: &mut Model, nodes: &[NodeId]) -> Result<StandardReport, LibraryError> {
+fn expand(
+    model: &mut Model,
+    nodes: &[NodeId],
+    inferred: &crate::infer::Inferred,
+) -> Result<StandardReport, LibraryError> {
     if nodes.is_empty() {
         return Ok(StandardReport::default());
     }
@@ -232,7 +260,6 @@ fn expand(model: &mut Model, nodes: &[NodeId]) -> Result<StandardReport, Library
         }
     }
     let domain = unused_domain(model);
-    let inferred = crate::infer::infer(model);
     let mut work = model.clone();
     // One temporary function per distinct body: static bodies by operator, built ones
     // by their text.
@@ -240,7 +267,7 @@ fn expand(model: &mut Model, nodes: &[NodeId]) -> Result<StandardReport, Library
     let mut ops: Vec<String> = Vec::new();
     for &n in nodes {
         let op = work.node(n).op_type().to_string();
-        let (source, schema) = source(&work, n, Some(&inferred))?;
+        let (source, schema) = source(&work, n, Some(inferred))?;
         let key = match &source {
             Source::Static { opset, .. } => (op.clone(), *opset, None),
             Source::Built(text) => (op.clone(), 0, Some(text.clone())),
@@ -275,6 +302,7 @@ fn expand(model: &mut Model, nodes: &[NodeId]) -> Result<StandardReport, Library
     Ok(StandardReport {
         expanded: nodes.len(),
         ops,
+        skipped: Vec::new(),
     })
 }
 
