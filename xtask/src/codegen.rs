@@ -58,7 +58,7 @@ pub fn run(root: &Path, check: bool) -> Result<(), String> {
     }
 }
 
-fn rustfmt(source: &str) -> Result<String, String> {
+pub fn rustfmt(source: &str) -> Result<String, String> {
     use std::io::Write as _;
     use std::process::{Command, Stdio};
     let mut child = Command::new("rustfmt")

@@ -3,6 +3,7 @@
 
 mod app_bench;
 mod codegen;
+mod ops;
 mod schemas;
 mod tools;
 
@@ -19,6 +20,7 @@ const USAGE: &str = "usage: cargo xtask <command>
   bench-app          time opening models in the app and in Netron, in headless Chromium
   codegen [--check]  regenerate (or check) the code generated from onnx.proto
   schemas [--check]  regenerate (or check) the operator schemas dumped from onnx
+  ops [--check]      regenerate (or check) the builder's operator sets (from the schemas)
 ";
 
 fn main() -> ExitCode {
@@ -28,6 +30,7 @@ fn main() -> ExitCode {
     let result = match args.first().map(String::as_str) {
         Some("codegen") => codegen::run(&root, flag("--check")),
         Some("schemas") => schemas::run(&root, flag("--check")),
+        Some("ops") => ops::run(&root, flag("--check")),
         Some("corpus") => corpus(&root).map(|_| ()),
         Some("test") => test(&root),
         Some("serve") => {
@@ -126,6 +129,7 @@ fn test(root: &Path) -> Result<(), String> {
     step("generated code is current");
     codegen::run(root, true)?;
     schemas::run(root, true)?;
+    ops::run(root, true)?;
     step("clippy (native)");
     run(cargo().args([
         "clippy",

@@ -2,6 +2,7 @@
 //! format, checker and passes. Pure Rust: no browser, no file system, no threads; the
 //! same code runs in the wasm app, the CLI and the tests.
 
+pub mod builder;
 pub mod check;
 pub mod codec;
 pub mod diag;

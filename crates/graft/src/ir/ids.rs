@@ -98,6 +98,11 @@ impl<I: ArenaId, T> Arena<I, T> {
         self.items.len()
     }
 
+    /// Drops the items from `len` on (ids at or past it become invalid).
+    pub fn truncate(&mut self, len: usize) {
+        self.items.truncate(len);
+    }
+
     /// The items, in id order.
     pub fn into_items(self) -> Vec<T> {
         self.items

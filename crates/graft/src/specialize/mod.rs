@@ -337,7 +337,7 @@ pub const BINDING_KEY: &str = "graft.binding";
 
 /// Records `env` on the overload `f`, when every value prints as text (no tensors or
 /// graphs), so a later re-specialization starts from the same values.
-fn record_binding(model: &mut Model, f: FunctionId, env: &Env) {
+pub(crate) fn record_binding(model: &mut Model, f: FunctionId, env: &Env) {
     let printable = env.values().all(|v| {
         matches!(
             v,
@@ -488,7 +488,7 @@ struct Specializer {
 const MAX_CALL_DEPTH: usize = 200;
 
 /// Bound attribute values by declared name; a name missing here is dropped.
-type Env = BTreeMap<String, AttrValue>;
+pub(crate) type Env = BTreeMap<String, AttrValue>;
 
 impl Specializer {
     fn new(model: &Model) -> Result<Self, SpecializeError> {
@@ -1078,7 +1078,7 @@ fn clone_value(
 /// value has a short spelling, else `h_` and a 64-bit FNV-1a hash of the canonical
 /// text; `default` when nothing is bound. A generic that is itself an overload
 /// prefixes its id.
-fn overload_id(model: &Model, generic: &str, env: &Env) -> String {
+pub(crate) fn overload_id(model: &Model, generic: &str, env: &Env) -> String {
     let mut parts = Vec::new();
     let mut canonical = String::new();
     let mut readable = true;

@@ -132,6 +132,23 @@ pub fn parse_graph(text: &str) -> Result<Imported, ParseError> {
     Ok(Imported { model, diagnostics })
 }
 
+/// Parses a type as the text format writes it: `float[N, 3]`, `int64[]` (a scalar),
+/// `float` (rank unknown), `seq(float[?])`, `optional(int64)`, `map(string, float)`.
+///
+/// ```
+/// let t = graft::text::parse_type("float[N, 3]").unwrap();
+/// assert_eq!(t.to_string(), "float[N,3]");
+/// ```
+pub fn parse_type(text: &str) -> Result<crate::ir::Type, ParseError> {
+    let mut p = parse::Parser::new(text, false);
+    let ty = p.parse_type()?;
+    let t = p.peek()?;
+    if !p.at_eof()? {
+        return Err(p.unexpected(&t, "the end of the text after the type"));
+    }
+    Ok(ty)
+}
+
 /// Parses one function (`<header> name <attrs> (inputs) => (outputs) {nodes}`) into a
 /// model that holds only it, as `model.functions[0]`.
 pub fn parse_function(text: &str) -> Result<Imported, ParseError> {
