@@ -239,6 +239,13 @@ fn test(root: &Path) -> Result<(), String> {
         .arg(root.join("target/debug/graft"))
         .arg("--corpus")
         .arg(&corpus_dir))?;
+    step("interop: graft::builder side by side with spox (onnxruntime)");
+    run(Command::new(&python)
+        .arg(root.join("tests/interop/spox_side_by_side.py"))
+        .arg("--example")
+        .arg(root.join("target/debug/examples/builder_models"))
+        .arg("--out")
+        .arg(root.join("target/interop/spox")))?;
     step("interop: inlined models against host and guest run separately (onnxruntime)");
     run(Command::new(&python)
         .arg(root.join("tests/interop/inline_verify.py"))

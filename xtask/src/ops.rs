@@ -194,7 +194,7 @@ fn generate(version: i64) -> String {
             "outs_n".into(),
             "into_call".into(),
         ];
-        for (k, p) in s.inputs.iter().enumerate() {
+        for p in &s.inputs {
             let name = ident(&p.name);
             match p.option {
                 ParamOption::Single => {
@@ -207,12 +207,12 @@ fn generate(version: i64) -> String {
                     params.push(format!("{name}: &[&Var]"));
                     variadic = Some(name.clone());
                     used_names.push(name);
-                    let _ = k;
                 }
             }
         }
-        // Trailing omitted inputs are not written.
-        while slots.last().is_some_and(|x| x == "None") {
+        // Trailing omitted inputs are not written (before a variadic one they hold
+        // its position).
+        while variadic.is_none() && slots.last().is_some_and(|x| x == "None") {
             slots.pop();
         }
         let args = if params.is_empty() {

@@ -474,7 +474,7 @@ impl Ops {
 
     /// `Loop`-16 (opset 18). Generic Looping construct.
     pub fn loop_(&self, v_initial: &[&Var]) -> Loop {
-        Loop(self.op("Loop", &[]).inputs(v_initial))
+        Loop(self.op("Loop", &[None, None]).inputs(v_initial))
     }
 
     /// `LpNormalization`-1 (opset 18). Given a matrix, apply Lp-normalization along the provided axis.

@@ -499,7 +499,7 @@ impl Ops {
 
     /// `Loop`-21 (opset 21). Generic Looping construct.
     pub fn loop_(&self, v_initial: &[&Var]) -> Loop {
-        Loop(self.op("Loop", &[]).inputs(v_initial))
+        Loop(self.op("Loop", &[None, None]).inputs(v_initial))
     }
 
     /// `LpNormalization`-1 (opset 21). Given a matrix, apply Lp-normalization along the provided axis.

@@ -504,7 +504,7 @@ impl Ops {
 
     /// `Loop`-23 (opset 23). Generic Looping construct.
     pub fn loop_(&self, v_initial: &[&Var]) -> Loop {
-        Loop(self.op("Loop", &[]).inputs(v_initial))
+        Loop(self.op("Loop", &[None, None]).inputs(v_initial))
     }
 
     /// `LpNormalization`-22 (opset 23). Given a matrix, apply Lp-normalization along the provided axis.
