@@ -423,6 +423,107 @@ impl Builder {
         }
     }
 
+    /// Makes the model-local functions of `library` callable here (as static
+    /// functions, by [`Builder::call`]); returns them in `library`'s order. Their
+    /// domains are imported at the versions `library` imports them; a function whose
+    /// key is already defined here is an error.
+    ///
+    /// ```
+    /// use graft::builder::{Builder, opset18::Ops};
+    ///
+    /// let library = graft::text::parse_model(
+    ///     "<ir_version: 8, opset_import: [\"\" : 18, \"lib\" : 1]>\n\
+    ///      g (float[N] x) => (y) { y = lib.Double(x) }\n\
+    ///      <domain: \"lib\", opset_import: [\"\" : 18]>\n\
+    ///      Double (a) => (r) { r = Add(a, a) }",
+    /// ).unwrap().model;
+    /// let b = Builder::new();
+    /// let ops = Ops::new(&b);
+    /// let double = b.use_functions(&library)?.remove(0);
+    /// let x = b.input("x", "float[3]")?;
+    /// let y = b.call(&double, &[&ops.neg(&x)?]).out()?;
+    /// assert_eq!(b.ty(&y).unwrap().to_string(), "float[3]");
+    /// let model = b.build(&[("x", &x)], &[("y", &y)])?;
+    /// assert_eq!(model.functions.len(), 1);
+    /// # Ok::<(), graft::builder::BuildError>(())
+    /// ```
+    pub fn use_functions(&self, library: &Model) -> Result<Vec<Func>> {
+        let mut st = self.0.borrow_mut();
+        let mut copy = Model::default();
+        let mut keys = Vec::new();
+        for &f in &library.functions {
+            let key = library.function(f).key();
+            if st.model.functions.iter().any(|&g| st.model.function(g).key() == key)
+                || st.functions.iter().any(|d| {
+                    matches!(d, FnDef::Dynamic { sig, .. } if sig.domain == key.domain && sig.name == key.name)
+                })
+            {
+                return Err(usage(format!("a function {key} is already defined")));
+            }
+            keys.push(key);
+        }
+        // The versions the functions' bodies are written for must be the builder's.
+        let mut wanted: Vec<(String, i64)> = Vec::new();
+        for &f in &library.functions {
+            let func = library.function(f);
+            let imports = if func.opset_import.is_empty() {
+                &library.opset_import
+            } else {
+                &func.opset_import
+            };
+            for o in imports {
+                if let Some(v) = o.version {
+                    wanted.push((o.normalized_domain().to_string(), v));
+                }
+            }
+        }
+        for k in &keys {
+            wanted.push((
+                k.domain.clone(),
+                library.opset_version(&k.domain).unwrap_or(1),
+            ));
+        }
+        for (d, v) in &wanted {
+            if let Some(&have) = st.versions.get(d)
+                && have != *v
+            {
+                return Err(usage(format!(
+                    "the library's functions use domain {d:?} at version {v}, the builder {have}"
+                )));
+            }
+        }
+        copy.graphs = library.graphs.clone();
+        copy.nodes = library.nodes.clone();
+        copy.values = library.values.clone();
+        copy.function_arena = library.function_arena.clone();
+        copy.functions = library.functions.clone();
+        // Only the functions come along: the library's main graph is left empty.
+        if let Some(g) = library.graph {
+            let graph = &mut copy.graphs[g];
+            graph.nodes.clear();
+            graph.inputs.clear();
+            graph.outputs.clear();
+            graph.initializers.clear();
+            graph.value_info.clear();
+        }
+        let (ids, _) = st.model.absorb(copy);
+        for (d, v) in wanted {
+            st.versions.entry(d).or_insert(v);
+        }
+        st.sync_opsets();
+        let mut out = Vec::new();
+        for f in ids {
+            st.model.functions.push(f);
+            st.functions.push(FnDef::Static(f));
+            out.push(Func {
+                builder: st.id,
+                index: st.functions.len() - 1,
+            });
+        }
+        st.stale = true;
+        Ok(out)
+    }
+
     /// The inferred type of `v` (`None` when unknown).
     pub fn ty(&self, v: &Var) -> Option<Type> {
         let mut st = self.0.borrow_mut();
