@@ -90,6 +90,15 @@ enum Command {
     /// Turn main-graph nodes into a new local function DOMAIN.NAME called once where
     /// the first of them was.
     Outline(OutlineArgs),
+    /// Replays an edit log (JSON, as the app exports it: an array of edits, see
+    /// `graft::edit`) on MODEL and writes the result. A refused edit stops the replay
+    /// with its position and message (exit 1, nothing written).
+    Apply {
+        log: PathBuf,
+        model: PathBuf,
+        #[arg(short, long)]
+        output: PathBuf,
+    },
     /// Infer the type and shape of every value and write the model with a value_info
     /// entry for every intermediate value that states none (ONNX text when OUT ends in
     /// .onnxtxt or .txt, protobuf otherwise). Stated types are kept; contradictions are
@@ -207,6 +216,7 @@ fn main() -> ExitCode {
         Command::Specialize(args) => specialize(&args),
         Command::InlineFunctions(args) => inline_functions(&args),
         Command::Outline(args) => outline(&args),
+        Command::Apply { log, model, output } => apply_log(&log, &model, &output),
         Command::Infer { model, output } => infer(&model, &output),
     };
     if std::env::var_os("GRAFT_REPORT_PEAK_MEMORY").is_some() {
@@ -689,6 +699,23 @@ fn inline_functions(args: &InlineFunctionsArgs) -> Result<ExitCode, Failure> {
         println!("expanded {} standard op node(s){ops}", expanded.expanded);
     }
     Ok(ExitCode::SUCCESS)
+}
+
+fn apply_log(log: &Path, path: &Path, output: &Path) -> Result<ExitCode, Failure> {
+    let json = std::fs::read_to_string(log)
+        .map_err(|e| Failure(format!("cannot read {}: {e}", log.display())))?;
+    let mut model = open_any(path)?;
+    match graft::edit::replay(&mut model, &json) {
+        Ok(count) => {
+            write_any(&model, output)?;
+            println!("{count} edits applied");
+            Ok(ExitCode::SUCCESS)
+        }
+        Err(e) => {
+            eprintln!("graft: {e}");
+            Ok(ExitCode::from(1))
+        }
+    }
 }
 
 fn outline(args: &OutlineArgs) -> Result<ExitCode, Failure> {

@@ -808,3 +808,55 @@ fn infer_writes_value_info_and_summarizes() {
         "cannot read",
     );
 }
+
+#[test]
+fn apply_replays_an_edit_log() {
+    let input = model_from_text(
+        "apply",
+        "<ir_version: 8, opset_import: [\"\" : 18]>\nmain (float[N,4] x) => (y) {\n   a = Relu(x)\n   y = Neg(a)\n}\n",
+    );
+    let log = temp("apply-log.json");
+    std::fs::write(
+        &log,
+        r#"[{"edit": "rename_value", "graph": "main", "from": "a", "to": "act"},
+            {"edit": "add_node", "graph": "main", "op_type": "Sigmoid", "inputs": ["act"], "outputs": ["gate"]},
+            {"edit": "add_output", "graph": "main", "value": "gate"}]"#,
+    )
+    .expect("log written");
+    let text = temp("applied.onnxtxt");
+    let out = graft(&[
+        "apply",
+        log.to_str().unwrap_or(""),
+        input.to_str().unwrap_or(""),
+        "-o",
+        text.to_str().unwrap_or(""),
+    ]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("3 edits applied"));
+    let written = std::fs::read_to_string(&text).expect("output");
+    assert!(written.contains("gate = Sigmoid(act)"), "{written}");
+    assert!(written.contains("=> (y, gate)"), "{written}");
+    // A refused edit: exit 1, its position named, nothing written.
+    std::fs::write(
+        &log,
+        r#"[{"edit": "rename_value", "graph": "main", "from": "nope", "to": "b"}]"#,
+    )
+    .expect("log written");
+    let none = temp("not-applied.onnx");
+    let _ = std::fs::remove_file(&none);
+    let out = graft(&[
+        "apply",
+        log.to_str().unwrap_or(""),
+        input.to_str().unwrap_or(""),
+        "-o",
+        none.to_str().unwrap_or(""),
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("edit 1 of the log"));
+    assert!(!none.exists());
+}

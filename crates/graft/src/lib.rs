@@ -6,6 +6,7 @@ pub mod builder;
 pub mod check;
 pub mod codec;
 pub mod diag;
+pub mod edit;
 mod external;
 pub mod hash;
 pub mod infer;

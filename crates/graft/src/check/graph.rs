@@ -100,11 +100,25 @@ impl<'m> Checker<'m> {
             .enumerate()
             .map(|(i, &n)| (n, i))
             .collect();
+        // A value whose node was deleted (an edit that did not reconnect its readers).
+        let detached = |p: NodeId| {
+            let owner = model.node(p).graph;
+            if owner == g {
+                !position.contains_key(&p)
+            } else {
+                !model.graph(owner).nodes.contains(&p)
+            }
+        };
         for (i, &n) in graph.nodes.iter().enumerate() {
             for (k, input) in model.node(n).inputs.iter().enumerate() {
                 let Some(v) = *input else { continue };
                 let value = model.value(v);
                 match value.def {
+                    ValueDef::Node(p) if detached(p) => self.error(
+                        "check.undefined-name",
+                        format!("input {k} {:?} is computed by a node that is no longer in the graph", value.name),
+                        Location::node(g, n).with(format!("input {k}")),
+                    ),
                     ValueDef::Undefined => self.error(
                         "check.undefined-name",
                         format!("input {k} {:?} is not defined in this scope", value.name),
@@ -121,6 +135,19 @@ impl<'m> Checker<'m> {
             self.node(g, n);
         }
         for (k, output) in graph.outputs.iter().enumerate() {
+            if let Some(v) = output.value
+                && let ValueDef::Node(p) = model.value(v).def
+                && detached(p)
+            {
+                self.error(
+                    "check.undefined-name",
+                    format!(
+                        "graph output {k} {:?} is computed by a node that is no longer in the graph",
+                        model.value(v).name
+                    ),
+                    Location::graph(g).with(format!("output {k}")),
+                );
+            }
             if let Some(v) = output.value
                 && model.value(v).def == ValueDef::Undefined
                 && !matches!(graph.owner, crate::ir::GraphOwner::Function(_))

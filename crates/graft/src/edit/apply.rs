@@ -1,0 +1,742 @@
+//! Applying edits and undoing them.
+
+use std::collections::HashSet;
+
+use bytes::Bytes;
+
+use super::path::{parse_key, resolve_path};
+use super::{Edit, EditError};
+use crate::ir::{
+    Attribute, GraphId, GraphOwner, Initializer, Model, Node, NodeId, Tensor, Value, ValueDef,
+    ValueId, ValueInfo, dtype,
+};
+use crate::library::{scope_root, scope_tree};
+
+/// What undoes one edit: the parts of the model it changed, as they were.
+#[derive(Clone, Debug)]
+pub struct Undo(Vec<Restore>);
+
+#[derive(Clone, Debug)]
+enum Restore {
+    Nodes(GraphId, Vec<NodeId>),
+    NodeInputs(NodeId, Vec<Option<ValueId>>),
+    NodeAttributes(NodeId, Vec<Attribute>),
+    NodeName(NodeId, Option<String>),
+    ValueName(ValueId, String),
+    Inputs(GraphId, Vec<ValueInfo>),
+    Outputs(GraphId, Vec<ValueInfo>),
+    Initializers(GraphId, Vec<Initializer>),
+    Model(Box<Model>),
+}
+
+pub(super) fn undo(model: &mut Model, undo: Undo) {
+    for r in undo.0.into_iter().rev() {
+        match r {
+            Restore::Nodes(g, list) => model.graphs[g].nodes = list,
+            Restore::NodeInputs(n, list) => model.nodes[n].inputs = list,
+            Restore::NodeAttributes(n, list) => model.nodes[n].attributes = list,
+            Restore::NodeName(n, name) => model.nodes[n].name = name,
+            Restore::ValueName(v, name) => model.values[v].name = name,
+            Restore::Inputs(g, list) => model.graphs[g].inputs = list,
+            Restore::Outputs(g, list) => model.graphs[g].outputs = list,
+            Restore::Initializers(g, list) => model.graphs[g].initializers = list,
+            Restore::Model(m) => *model = *m,
+        }
+    }
+}
+
+fn err(message: impl Into<String>) -> EditError {
+    EditError(message.into())
+}
+
+fn node_at(model: &Model, g: GraphId, k: usize) -> Result<NodeId, EditError> {
+    model.graph(g).nodes.get(k).copied().ok_or_else(|| {
+        err(format!(
+            "the graph has no node {k} (it has {})",
+            model.graph(g).nodes.len()
+        ))
+    })
+}
+
+/// The graphs whose values `g` sees: itself and its enclosing graphs, up to a
+/// function body or the main graph.
+fn visible_graphs(model: &Model, g: GraphId) -> Vec<GraphId> {
+    let mut out = vec![g];
+    let mut current = g;
+    while let GraphOwner::Node(n) = model.graph(current).owner {
+        current = model.node(n).graph;
+        out.push(current);
+    }
+    out
+}
+
+/// The values a graph defines: inputs, initializers, node outputs.
+fn defined_in(model: &Model, g: GraphId) -> impl Iterator<Item = ValueId> + '_ {
+    let graph = model.graph(g);
+    graph
+        .inputs
+        .iter()
+        .filter_map(|i| i.value)
+        .chain(graph.initializers.iter().filter_map(|i| i.value))
+        .chain(
+            graph
+                .nodes
+                .iter()
+                .flat_map(|&n| model.node(n).outputs.iter().flatten().copied()),
+        )
+}
+
+/// The value named `name` visible from `g` (innermost first).
+fn find_value(model: &Model, g: GraphId, name: &str) -> Result<ValueId, EditError> {
+    for scope in visible_graphs(model, g) {
+        if let Some(v) = defined_in(model, scope).find(|&v| model.value(v).name == name) {
+            return Ok(v);
+        }
+    }
+    Err(err(format!("no value {name:?} is visible in this graph")))
+}
+
+/// Every name used in the scope tree that holds `g`.
+fn names_in_tree(model: &Model, g: GraphId) -> HashSet<String> {
+    let mut names = HashSet::new();
+    for sub in scope_tree(model, scope_root(model, g)) {
+        names.extend(defined_in(model, sub).map(|v| model.value(v).name.clone()));
+        for &n in &model.graph(sub).nodes {
+            for v in model.node(n).inputs.iter().flatten() {
+                names.insert(model.value(*v).name.clone());
+            }
+        }
+    }
+    names
+}
+
+fn check_new_name(model: &Model, g: GraphId, name: &str) -> Result<(), EditError> {
+    if name.is_empty() {
+        return Err(err(
+            "a value needs a name (\"\" is an absent value in ONNX)",
+        ));
+    }
+    if names_in_tree(model, g).contains(name) {
+        return Err(err(format!(
+            "the name {name:?} is already used in this scope"
+        )));
+    }
+    Ok(())
+}
+
+/// Where in `g` the value `v` is computed (`None`: not by a node of `g`).
+fn producer_position(model: &Model, g: GraphId, v: ValueId) -> Option<usize> {
+    match model.value(v).def {
+        ValueDef::Node(n) if model.node(n).graph == g => {
+            model.graph(g).nodes.iter().position(|&x| x == n)
+        }
+        _ => None,
+    }
+}
+
+/// The nodes of the tree under `g`'s root that read `v`.
+fn readers(model: &Model, g: GraphId, v: ValueId) -> Vec<NodeId> {
+    let mut out = Vec::new();
+    for sub in scope_tree(model, scope_root(model, g)) {
+        for &n in &model.graph(sub).nodes {
+            if model.node(n).inputs.contains(&Some(v)) {
+                out.push(n);
+            }
+        }
+    }
+    out
+}
+
+fn parse_type(text: &str) -> Result<crate::ir::Type, EditError> {
+    crate::text::parse_type(text).map_err(|e| err(format!("type {text:?}: {}", e.message)))
+}
+
+pub(super) fn apply(model: &mut Model, edit: &Edit) -> Result<Undo, EditError> {
+    let mut undo = Vec::new();
+    match edit {
+        Edit::SetAttribute {
+            graph,
+            node,
+            attribute,
+        } => {
+            let g = resolve_path(model, graph)?;
+            let n = node_at(model, g, *node)?;
+            let attrs = crate::text::parse_attributes(attribute)
+                .map_err(|e| err(format!("attribute {attribute:?}: {}", e.message)))?;
+            if attrs.is_empty() {
+                return Err(err("no attribute given"));
+            }
+            let old = model.node(n).attributes.clone();
+            let mut new = old.clone();
+            for a in attrs {
+                match new.iter_mut().find(|b| b.name() == a.name()) {
+                    Some(slot) => *slot = a,
+                    None => new.push(a),
+                }
+            }
+            undo.push(Restore::NodeAttributes(n, old));
+            model.nodes[n].attributes = new;
+        }
+        Edit::RemoveAttribute { graph, node, name } => {
+            let g = resolve_path(model, graph)?;
+            let n = node_at(model, g, *node)?;
+            let old = model.node(n).attributes.clone();
+            if !old.iter().any(|a| a.name() == name) {
+                return Err(err(format!("node {node} has no attribute {name:?}")));
+            }
+            undo.push(Restore::NodeAttributes(n, old));
+            model.nodes[n].attributes.retain(|a| a.name() != name);
+        }
+        Edit::RenameValue { graph, from, to } => {
+            let g = resolve_path(model, graph)?;
+            let v = find_value(model, g, from)?;
+            if from == to {
+                return Ok(Undo(undo));
+            }
+            check_new_name(model, g, to)?;
+            undo.push(Restore::ValueName(v, from.clone()));
+            model.values[v].name = to.clone();
+        }
+        Edit::RenameNode { graph, node, to } => {
+            let g = resolve_path(model, graph)?;
+            let n = node_at(model, g, *node)?;
+            undo.push(Restore::NodeName(n, model.node(n).name.clone()));
+            model.nodes[n].name = (!to.is_empty()).then(|| to.clone());
+        }
+        Edit::DeleteNodes {
+            graph,
+            nodes,
+            reconnect,
+        } => {
+            let g = resolve_path(model, graph)?;
+            let mut ids = Vec::new();
+            for &k in nodes {
+                let n = node_at(model, g, k)?;
+                if !ids.contains(&n) {
+                    ids.push(n);
+                }
+            }
+            if ids.is_empty() {
+                return Err(err("no node to delete"));
+            }
+            if *reconnect {
+                // Later deletions first, so that a chain of pass-throughs resolves.
+                for &n in ids.iter().rev() {
+                    let node = model.node(n);
+                    let ins: Vec<ValueId> = node.inputs.iter().flatten().copied().collect();
+                    let outs: Vec<ValueId> = node.outputs.iter().flatten().copied().collect();
+                    let ([input], [output]) = (ins.as_slice(), outs.as_slice()) else {
+                        continue;
+                    };
+                    let (input, output) = (*input, *output);
+                    for r in readers(model, g, output) {
+                        undo.push(Restore::NodeInputs(r, model.node(r).inputs.clone()));
+                        for slot in &mut model.nodes[r].inputs {
+                            if *slot == Some(output) {
+                                *slot = Some(input);
+                            }
+                        }
+                    }
+                    let outputs = &model.graph(g).outputs;
+                    if outputs.iter().any(|o| o.value == Some(output)) {
+                        undo.push(Restore::Outputs(g, outputs.clone()));
+                        for o in &mut model.graphs[g].outputs {
+                            if o.value == Some(output) {
+                                o.value = Some(input);
+                            }
+                        }
+                    }
+                }
+            }
+            undo.push(Restore::Nodes(g, model.graph(g).nodes.clone()));
+            model.graphs[g].nodes.retain(|n| !ids.contains(n));
+        }
+        Edit::AddNode {
+            graph,
+            op_type,
+            domain,
+            inputs,
+            outputs,
+            attributes,
+            defaults,
+            name,
+            at,
+        } => add_node(
+            model, &mut undo, graph, op_type, domain, inputs, outputs, attributes, *defaults, name,
+            *at,
+        )?,
+        Edit::SetInput {
+            graph,
+            node,
+            index,
+            value,
+        } => {
+            let g = resolve_path(model, graph)?;
+            let n = node_at(model, g, *node)?;
+            let v = if value.is_empty() {
+                None
+            } else {
+                let v = find_value(model, g, value)?;
+                if let Some(p) = producer_position(model, g, v)
+                    && p >= *node
+                {
+                    return Err(err(format!(
+                        "{value:?} is computed by node {p}, not before node {node}: connecting it would break the order"
+                    )));
+                }
+                Some(v)
+            };
+            let old = model.node(n).inputs.clone();
+            let mut new = old.clone();
+            if new.len() <= *index {
+                new.resize(index + 1, None);
+            }
+            new[*index] = v;
+            while new.last() == Some(&None) {
+                new.pop();
+            }
+            undo.push(Restore::NodeInputs(n, old));
+            model.nodes[n].inputs = new;
+        }
+        Edit::AddInput { graph, name, ty } => {
+            let g = resolve_path(model, graph)?;
+            check_new_name(model, g, name)?;
+            let function = matches!(model.graph(g).owner, GraphOwner::Function(_));
+            let ty = if ty.is_empty() || function {
+                None
+            } else {
+                Some(parse_type(ty)?)
+            };
+            let v = model.values.push(Value {
+                name: name.clone(),
+                graph: g,
+                def: ValueDef::Input,
+            });
+            undo.push(Restore::Inputs(g, model.graph(g).inputs.clone()));
+            model.graphs[g].inputs.push(ValueInfo {
+                value: Some(v),
+                ty,
+                ..ValueInfo::default()
+            });
+        }
+        Edit::RemoveInput { graph, name } => {
+            let g = resolve_path(model, graph)?;
+            let k = model
+                .graph(g)
+                .inputs
+                .iter()
+                .position(|i| i.value.is_some_and(|v| model.value(v).name == *name))
+                .ok_or_else(|| err(format!("the graph has no input {name:?}")))?;
+            let v = model.graph(g).inputs[k]
+                .value
+                .unwrap_or(ValueId::from_index(0));
+            let used = readers(model, g, v);
+            if !used.is_empty() || model.graph(g).outputs.iter().any(|o| o.value == Some(v)) {
+                return Err(err(format!(
+                    "input {name:?} is still read ({} nodes); disconnect them first",
+                    used.len()
+                )));
+            }
+            undo.push(Restore::Inputs(g, model.graph(g).inputs.clone()));
+            model.graphs[g].inputs.remove(k);
+        }
+        Edit::AddOutput { graph, value } => {
+            let g = resolve_path(model, graph)?;
+            let v = find_value(model, g, value)?;
+            if model.graph(g).outputs.iter().any(|o| o.value == Some(v)) {
+                return Err(err(format!("{value:?} is already an output")));
+            }
+            undo.push(Restore::Outputs(g, model.graph(g).outputs.clone()));
+            model.graphs[g].outputs.push(ValueInfo {
+                value: Some(v),
+                ..ValueInfo::default()
+            });
+        }
+        Edit::RemoveOutput { graph, name } => {
+            let g = resolve_path(model, graph)?;
+            let k = model
+                .graph(g)
+                .outputs
+                .iter()
+                .position(|o| o.value.is_some_and(|v| model.value(v).name == *name))
+                .ok_or_else(|| err(format!("the graph has no output {name:?}")))?;
+            undo.push(Restore::Outputs(g, model.graph(g).outputs.clone()));
+            model.graphs[g].outputs.remove(k);
+        }
+        Edit::SetType { graph, name, ty } => {
+            let g = resolve_path(model, graph)?;
+            if matches!(model.graph(g).owner, GraphOwner::Function(_)) {
+                return Err(err("a function's inputs and outputs carry no type in ONNX"));
+            }
+            let ty = parse_type(ty)?;
+            let is = |i: &ValueInfo| i.value.is_some_and(|v| model.value(v).name == *name);
+            if let Some(k) = model.graph(g).inputs.iter().position(is) {
+                undo.push(Restore::Inputs(g, model.graph(g).inputs.clone()));
+                model.graphs[g].inputs[k].ty = Some(ty);
+            } else if let Some(k) = model.graph(g).outputs.iter().position(is) {
+                undo.push(Restore::Outputs(g, model.graph(g).outputs.clone()));
+                model.graphs[g].outputs[k].ty = Some(ty);
+            } else {
+                return Err(err(format!("the graph has no input or output {name:?}")));
+            }
+        }
+        Edit::SetInitializer {
+            graph,
+            name,
+            npy_base64,
+        } => {
+            let g = resolve_path(model, graph)?;
+            let k = model
+                .graph(g)
+                .initializers
+                .iter()
+                .position(|i| i.value.is_some_and(|v| model.value(v).name == *name))
+                .ok_or_else(|| err(format!("the graph has no initializer {name:?}")))?;
+            let bytes = base64_decode(npy_base64).map_err(|e| err(format!("npy_base64: {e}")))?;
+            let tensor = npy_tensor(&bytes).map_err(|e| err(format!("the .npy file: {e}")))?;
+            undo.push(Restore::Initializers(
+                g,
+                model.graph(g).initializers.clone(),
+            ));
+            let old = &mut model.graphs[g].initializers[k].tensor;
+            *old = Tensor {
+                doc_string: old.doc_string.take(),
+                metadata_props: std::mem::take(&mut old.metadata_props),
+                ..tensor
+            };
+        }
+        Edit::Specialize {
+            graph,
+            node,
+            attributes,
+        } => {
+            let g = resolve_path(model, graph)?;
+            let n = node_at(model, g, *node)?;
+            let attrs = if attributes.trim().is_empty() {
+                Vec::new()
+            } else {
+                crate::text::parse_attributes(attributes)
+                    .map_err(|e| err(format!("attributes {attributes:?}: {}", e.message)))?
+            };
+            let before = model.clone();
+            crate::specialize::specialize(model, n, &attrs).map_err(|e| err(e.to_string()))?;
+            undo.push(Restore::Model(Box::new(before)));
+        }
+        Edit::InlineCalls { function } => {
+            let which = if function.is_empty() {
+                crate::library::Which::All
+            } else {
+                crate::library::Which::Key(parse_key(function))
+            };
+            let before = model.clone();
+            crate::library::inline_calls(model, &which).map_err(|e| err(e.to_string()))?;
+            undo.push(Restore::Model(Box::new(before)));
+        }
+        Edit::Outline {
+            graph,
+            nodes,
+            function,
+        } => {
+            let g = resolve_path(model, graph)?;
+            let ids = nodes
+                .iter()
+                .map(|&k| node_at(model, g, k))
+                .collect::<Result<Vec<_>, _>>()?;
+            let key = parse_key(function);
+            let before = model.clone();
+            crate::library::outline(model, &ids, &key.domain, &key.name)
+                .map_err(|e| err(e.to_string()))?;
+            undo.push(Restore::Model(Box::new(before)));
+        }
+    }
+    Ok(Undo(undo))
+}
+
+#[allow(clippy::too_many_arguments)]
+fn add_node(
+    model: &mut Model,
+    undo: &mut Vec<Restore>,
+    graph: &str,
+    op_type: &str,
+    domain: &str,
+    inputs: &[String],
+    outputs: &[String],
+    attributes: &str,
+    defaults: bool,
+    name: &str,
+    at: Option<usize>,
+) -> Result<(), EditError> {
+    let g = resolve_path(model, graph)?;
+    if op_type.is_empty() {
+        return Err(err("a node needs an op_type"));
+    }
+    let domain = crate::ir::normalize_domain(domain);
+    // The version in force here: the enclosing function's import, else the model's.
+    let root = scope_root(model, g);
+    let version = match model.graph(root).owner {
+        GraphOwner::Function(f) => model
+            .function(f)
+            .opset_import
+            .iter()
+            .find(|o| o.normalized_domain() == domain)
+            .and_then(|o| o.version)
+            .or_else(|| model.opset_version(domain)),
+        _ => model.opset_version(domain),
+    };
+    let is_function = model.functions.iter().any(|&f| {
+        let func = model.function(f);
+        crate::ir::normalize_domain(func.domain.as_deref().unwrap_or("")) == domain
+            && func.name.as_deref() == Some(op_type)
+    });
+    let Some(version) = version else {
+        return Err(err(format!(
+            "the model does not import domain {domain:?}; {op_type} cannot be used"
+        )));
+    };
+    let schema = crate::schema::lookup(domain, op_type, version);
+    let known_domain = crate::schema::domains().any(|d| d == domain);
+    if schema.is_none() && known_domain && !is_function {
+        return Err(err(format!(
+            "no operator {op_type} in domain {domain:?} at opset {version}"
+        )));
+    }
+    let mut attrs = if attributes.trim().is_empty() {
+        Vec::new()
+    } else {
+        crate::text::parse_attributes(attributes)
+            .map_err(|e| err(format!("attributes {attributes:?}: {}", e.message)))?
+    };
+    if defaults && let Some(s) = schema {
+        for a in &s.attributes {
+            if let Some(d) = &a.default
+                && !attrs.iter().any(|b| b.name() == a.name)
+            {
+                attrs.push(Attribute {
+                    name: Some(a.name.clone()),
+                    doc_string: None,
+                    kind: crate::ir::AttrKind::Value(d.clone()),
+                });
+            }
+        }
+    }
+    let mut ins = Vec::new();
+    let mut after = 0;
+    for i in inputs {
+        if i.is_empty() {
+            ins.push(None);
+            continue;
+        }
+        let v = find_value(model, g, i)?;
+        if let Some(p) = producer_position(model, g, v) {
+            after = after.max(p + 1);
+        }
+        ins.push(Some(v));
+    }
+    let position = match at {
+        Some(k) if k < after => {
+            return Err(err(format!(
+                "position {k} comes before the node that computes one of the inputs ({})",
+                after - 1
+            )));
+        }
+        Some(k) if k > model.graph(g).nodes.len() => {
+            return Err(err(format!("position {k} is past the end of the graph")));
+        }
+        Some(k) => k,
+        None => after,
+    };
+    let mut taken = names_in_tree(model, g);
+    let mut out_names = Vec::new();
+    if outputs.is_empty() {
+        let count = schema.map_or(1, |s| s.min_outputs.max(1));
+        let base = crate::builder::snake_case(op_type);
+        let base = base.trim_end_matches('_');
+        for k in 0..count {
+            let mut j = 1;
+            let mut candidate = if count == 1 {
+                base.to_string()
+            } else {
+                format!("{base}_out{k}")
+            };
+            while taken.contains(&candidate) {
+                j += 1;
+                candidate = if count == 1 {
+                    format!("{base}_{j}")
+                } else {
+                    format!("{base}_{j}_out{k}")
+                };
+            }
+            taken.insert(candidate.clone());
+            out_names.push(candidate);
+        }
+    } else {
+        for o in outputs {
+            if o.is_empty() {
+                out_names.push(String::new());
+                continue;
+            }
+            if taken.contains(o) || out_names.contains(o) {
+                return Err(err(format!("the name {o:?} is already used in this scope")));
+            }
+            out_names.push(o.clone());
+        }
+    }
+    let n = model.nodes.push(Node {
+        graph: g,
+        op_type: Some(op_type.to_string()),
+        domain: (!domain.is_empty()).then(|| domain.to_string()),
+        overload: None,
+        name: (!name.is_empty()).then(|| name.to_string()),
+        inputs: ins,
+        outputs: Vec::new(),
+        attributes: attrs,
+        doc_string: None,
+        metadata_props: Vec::new(),
+        device_configurations: Vec::new(),
+    });
+    let mut outs = Vec::new();
+    for o in out_names {
+        if o.is_empty() {
+            outs.push(None);
+            continue;
+        }
+        outs.push(Some(model.values.push(Value {
+            name: o,
+            graph: g,
+            def: ValueDef::Node(n),
+        })));
+    }
+    model.nodes[n].outputs = outs;
+    undo.push(Restore::Nodes(g, model.graph(g).nodes.clone()));
+    model.graphs[g].nodes.insert(position, n);
+    Ok(())
+}
+
+/// Standard base64 (with or without padding; whitespace ignored).
+fn base64_decode(text: &str) -> Result<Vec<u8>, String> {
+    let mut out = Vec::with_capacity(text.len() / 4 * 3);
+    let mut acc: u32 = 0;
+    let mut bits = 0;
+    for c in text.bytes() {
+        let v = match c {
+            b'A'..=b'Z' => c - b'A',
+            b'a'..=b'z' => c - b'a' + 26,
+            b'0'..=b'9' => c - b'0' + 52,
+            b'+' => 62,
+            b'/' => 63,
+            b'=' | b' ' | b'\n' | b'\r' | b'\t' => continue,
+            _ => return Err(format!("{:?} is not a base64 character", c as char)),
+        };
+        acc = (acc << 6) | u32::from(v);
+        bits += 6;
+        if bits >= 8 {
+            bits -= 8;
+            out.push((acc >> bits) as u8);
+            acc &= (1 << bits) - 1;
+        }
+    }
+    Ok(out)
+}
+
+/// Standard base64 with padding.
+pub fn base64_encode(bytes: &[u8]) -> String {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
+    for chunk in bytes.chunks(3) {
+        let b = [
+            chunk[0],
+            *chunk.get(1).unwrap_or(&0),
+            *chunk.get(2).unwrap_or(&0),
+        ];
+        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
+        for k in 0..4 {
+            if k <= chunk.len() {
+                out.push(ALPHABET[((n >> (18 - 6 * k)) & 63) as usize] as char);
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
+/// A tensor from a NumPy `.npy` file (C order, little-endian or byte-sized types).
+pub fn npy_tensor(bytes: &[u8]) -> Result<Tensor, String> {
+    let rest = bytes
+        .strip_prefix(b"\x93NUMPY")
+        .ok_or("not a .npy file (no \\x93NUMPY magic)")?;
+    let (&major, rest) = rest.split_first().ok_or("truncated header")?;
+    let (_, rest) = rest.split_first().ok_or("truncated header")?;
+    let (len, rest) = match major {
+        1 => {
+            let (l, r) = rest.split_at_checked(2).ok_or("truncated header")?;
+            (usize::from(u16::from_le_bytes([l[0], l[1]])), r)
+        }
+        2 | 3 => {
+            let (l, r) = rest.split_at_checked(4).ok_or("truncated header")?;
+            (u32::from_le_bytes([l[0], l[1], l[2], l[3]]) as usize, r)
+        }
+        v => return Err(format!("unsupported .npy version {v}")),
+    };
+    let (header, data) = rest.split_at_checked(len).ok_or("truncated header")?;
+    let header = std::str::from_utf8(header).map_err(|_| "the header is not text")?;
+    let field = |key: &str| -> Option<&str> {
+        let at = header.find(&format!("'{key}'"))?;
+        let after = header[at + key.len() + 2..]
+            .trim_start()
+            .strip_prefix(':')?;
+        Some(after.trim_start())
+    };
+    let descr = field("descr").ok_or("no descr in the header")?;
+    let descr = descr
+        .strip_prefix('\'')
+        .and_then(|d| d.split('\'').next())
+        .ok_or("descr is not a string")?;
+    if field("fortran_order").is_some_and(|f| f.starts_with("True")) {
+        return Err("Fortran-ordered arrays are not supported; save with C order".into());
+    }
+    let shape = field("shape").ok_or("no shape in the header")?;
+    let shape = shape
+        .strip_prefix('(')
+        .and_then(|s| s.split(')').next())
+        .ok_or("shape is not a tuple")?;
+    let dims: Vec<i64> = shape
+        .split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(|s| s.parse::<i64>().map_err(|_| format!("shape entry {s:?}")))
+        .collect::<Result<_, _>>()?;
+    let (data_type, size) = match descr {
+        "<f4" => (dtype::FLOAT, 4),
+        "<f8" => (dtype::DOUBLE, 8),
+        "<f2" => (dtype::FLOAT16, 2),
+        "<i8" => (dtype::INT64, 8),
+        "<i4" => (dtype::INT32, 4),
+        "<i2" => (dtype::INT16, 2),
+        "|i1" => (dtype::INT8, 1),
+        "<u8" => (dtype::UINT64, 8),
+        "<u4" => (dtype::UINT32, 4),
+        "<u2" => (dtype::UINT16, 2),
+        "|u1" => (dtype::UINT8, 1),
+        "|b1" => (dtype::BOOL, 1),
+        other => return Err(format!("element type {other:?} is not supported")),
+    };
+    let count = dims.iter().try_fold(1usize, |acc, &d| {
+        usize::try_from(d).ok().and_then(|d| acc.checked_mul(d))
+    });
+    let expected = count
+        .and_then(|c| c.checked_mul(size))
+        .ok_or("the shape is too large")?;
+    if data.len() != expected {
+        return Err(format!(
+            "the data holds {} bytes, the shape needs {expected}",
+            data.len()
+        ));
+    }
+    Ok(Tensor {
+        dims,
+        data_type: Some(data_type),
+        raw_data: Some(Bytes::copy_from_slice(data)),
+        ..Tensor::default()
+    })
+}

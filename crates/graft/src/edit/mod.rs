@@ -1,0 +1,268 @@
+//! Edits: one value per change a user makes, in the main graph, a function body or an
+//! If/Loop/Scan body at any depth, each applied with an undo record, and a history
+//! that undoes and redoes them and exports its log as JSON for `graft apply`.
+//!
+//! ```
+//! use graft::edit::{Edit, History};
+//!
+//! let text = "<ir_version: 8, opset_import: [\"\" : 18]>\n\
+//!     g (float[N] x) => (y) { a = LeakyRelu <alpha = 0.1> (x) y = Neg(a) }";
+//! let mut model = graft::text::parse_model(text).unwrap().model;
+//! let before = graft::text::print_model(&model);
+//! let mut history = History::default();
+//! history.apply(&mut model, Edit::RenameValue { graph: "main".into(), from: "a".into(), to: "act".into() }).unwrap();
+//! history.apply(&mut model, Edit::SetAttribute { graph: "main".into(), node: 0, attribute: "alpha = 0.2".into() }).unwrap();
+//! assert!(graft::text::print_model(&model).contains("act = LeakyRelu <alpha = 0.2> (x)"));
+//! // A refused edit changes nothing.
+//! assert!(history.apply(&mut model, Edit::RenameValue { graph: "main".into(), from: "x".into(), to: "y".into() }).is_err());
+//! history.undo(&mut model);
+//! history.undo(&mut model);
+//! assert_eq!(graft::text::print_model(&model), before);
+//! history.redo(&mut model).unwrap();
+//! // The log (what is applied now) replays on the original: `graft apply`.
+//! assert_eq!(history.log().len(), 1);
+//! let json = history.log_json();
+//! let mut again = graft::text::parse_model(text).unwrap().model;
+//! graft::edit::replay(&mut again, &json).unwrap();
+//! assert_eq!(graft::text::print_model(&again), graft::text::print_model(&model));
+//! ```
+//!
+//! Decisions:
+//!
+//! - **Addressing.** An edit names its graph by a path: `main`, `fn:DOMAIN.NAME` (or
+//!   `fn:DOMAIN.NAME:OVERLOAD`) for a function body, followed by `/N.ATTR` (or
+//!   `/N.ATTR[K]` for a GRAPHS attribute) for the body held by node `N` (its index in
+//!   the graph) — e.g. `main/3.then_branch`. Nodes are indices in their graph, values
+//!   are names. Indices are what the graph is when the edit applies, so a log replays
+//!   on the model it was made on.
+//! - **Values in text.** Attributes are ONNX text (`alpha = 0.5`, `axes = [0, 1]`),
+//!   types are ONNX text (`float[N, 3]`), as `graft::text` reads them.
+//! - **Undo records, not snapshots.** A primitive edit records only what it changed
+//!   (a node list, a node's inputs or attributes, a name, a graph's inputs or
+//!   outputs); tensor payloads are shared, never copied. Nodes an edit deletes stay in
+//!   the arenas (ids are never reused), so undo puts back the very same ids. The
+//!   compound edits (specialize, inline calls, outline) record the model before them.
+//! - **Refusal.** An edit that cannot apply (no such graph, node or value, a name
+//!   already used in the scope tree, a value defined after the node that would read
+//!   it, a type or attribute that does not parse) is an [`EditError`] and changes
+//!   nothing. An edit that applies but leaves the model invalid (a wrong attribute
+//!   type, a dangling reference after deleting a used node without reconnecting) is
+//!   allowed: the checker reports it, and undo takes it back.
+//! - **Redo** applies the edit again; the log holds the edits in force (undone ones
+//!   are dropped from it when a new edit is made).
+
+mod apply;
+mod path;
+
+use serde::{Deserialize, Serialize};
+
+use crate::ir::Model;
+
+pub use apply::{Undo, base64_encode, npy_tensor};
+pub use path::{graph_path, resolve_path};
+
+/// One change to a model. See the module documentation for the addressing.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "edit", rename_all = "snake_case")]
+pub enum Edit {
+    /// Sets (adds or replaces) attributes of a node, as ONNX text: `alpha = 0.5`, or a
+    /// reference to an attribute of the enclosing function: `alpha: float = @a`.
+    SetAttribute {
+        graph: String,
+        node: usize,
+        attribute: String,
+    },
+    RemoveAttribute {
+        graph: String,
+        node: usize,
+        name: String,
+    },
+    /// Renames a value (a graph input or output, an initializer, a node output);
+    /// every reference follows, in subgraphs too.
+    RenameValue {
+        graph: String,
+        from: String,
+        to: String,
+    },
+    /// Renames a node (`""` removes the name).
+    RenameNode {
+        graph: String,
+        node: usize,
+        to: String,
+    },
+    /// Deletes nodes. With `reconnect`, a deleted node with one input and one output
+    /// is passed through: what read its output reads its input.
+    DeleteNodes {
+        graph: String,
+        nodes: Vec<usize>,
+        #[serde(default)]
+        reconnect: bool,
+    },
+    /// Adds a node. `inputs` are value names (`""` omits one); `outputs` are new value
+    /// names (generated from the op when empty); `attributes` is ONNX text; with
+    /// `defaults`, every schema attribute with a default that is not given is written
+    /// out. The node goes after the last producer of its inputs (or at `at`).
+    AddNode {
+        graph: String,
+        op_type: String,
+        #[serde(default)]
+        domain: String,
+        #[serde(default)]
+        inputs: Vec<String>,
+        #[serde(default)]
+        outputs: Vec<String>,
+        #[serde(default)]
+        attributes: String,
+        #[serde(default)]
+        defaults: bool,
+        #[serde(default)]
+        name: String,
+        #[serde(default)]
+        at: Option<usize>,
+    },
+    /// Connects input `index` of a node to a value (`""` disconnects it).
+    SetInput {
+        graph: String,
+        node: usize,
+        index: usize,
+        value: String,
+    },
+    /// Adds a graph input (or a function input: `ty` is then ignored).
+    AddInput {
+        graph: String,
+        name: String,
+        #[serde(default)]
+        ty: String,
+    },
+    /// Removes a graph input that nothing reads.
+    RemoveInput { graph: String, name: String },
+    /// Makes a value a graph output.
+    AddOutput { graph: String, value: String },
+    /// Removes a graph output (the value stays).
+    RemoveOutput { graph: String, name: String },
+    /// Sets the stated type of a graph input or output (element type, shape,
+    /// symbolic dims), as ONNX text: `float[batch, 3]`.
+    SetType {
+        graph: String,
+        name: String,
+        ty: String,
+    },
+    /// Replaces an initializer's value with an `.npy` file's array (base64 in the log).
+    SetInitializer {
+        graph: String,
+        name: String,
+        npy_base64: String,
+    },
+    /// Specializes a call (node) of a local function, setting `attributes` (ONNX
+    /// text) first; see `crate::specialize`.
+    Specialize {
+        graph: String,
+        node: usize,
+        #[serde(default)]
+        attributes: String,
+    },
+    /// Inlines the calls of one function (`DOMAIN.NAME[:OVERLOAD]`) or, when empty,
+    /// of every local function.
+    InlineCalls {
+        #[serde(default)]
+        function: String,
+    },
+    /// Outlines nodes of one graph into a new function `DOMAIN.NAME` and one call.
+    Outline {
+        graph: String,
+        nodes: Vec<usize>,
+        function: String,
+    },
+}
+
+/// Why an edit was refused; the model is unchanged.
+#[derive(Clone, Debug, thiserror::Error, PartialEq, Eq)]
+#[error("{0}")]
+pub struct EditError(pub String);
+
+/// Applies one edit; on success, what undoes it.
+pub fn apply(model: &mut Model, edit: &Edit) -> Result<Undo, EditError> {
+    apply::apply(model, edit)
+}
+
+/// Undoes an edit (the model must be as the edit left it).
+pub fn undo(model: &mut Model, undo: Undo) {
+    apply::undo(model, undo);
+}
+
+/// Applies a JSON log (an array of edits, as [`History::log_json`] writes) in order;
+/// on the first refused edit, stops with its position and error (the edits before
+/// it stay applied).
+pub fn replay(model: &mut Model, json: &str) -> Result<usize, EditError> {
+    let edits: Vec<Edit> =
+        serde_json::from_str(json).map_err(|e| EditError(format!("the edit log: {e}")))?;
+    for (k, e) in edits.iter().enumerate() {
+        apply(model, e).map_err(|err| EditError(format!("edit {} of the log: {err}", k + 1)))?;
+    }
+    Ok(edits.len())
+}
+
+/// Undo and redo over a model's edits, without a fixed limit.
+#[derive(Default)]
+pub struct History {
+    done: Vec<(Edit, Undo)>,
+    undone: Vec<Edit>,
+}
+
+impl History {
+    /// Applies `edit`; on success it is undoable and the redo list is dropped.
+    pub fn apply(&mut self, model: &mut Model, edit: Edit) -> Result<(), EditError> {
+        let u = apply(model, &edit)?;
+        self.done.push((edit, u));
+        self.undone.clear();
+        Ok(())
+    }
+
+    /// Undoes the last edit; returns it, or `None` when there is nothing to undo.
+    pub fn undo(&mut self, model: &mut Model) -> Option<Edit> {
+        let (edit, u) = self.done.pop()?;
+        undo(model, u);
+        self.undone.push(edit.clone());
+        Some(edit)
+    }
+
+    /// Applies the last undone edit again.
+    pub fn redo(&mut self, model: &mut Model) -> Result<Option<Edit>, EditError> {
+        let Some(edit) = self.undone.pop() else {
+            return Ok(None);
+        };
+        match apply(model, &edit) {
+            Ok(u) => {
+                self.done.push((edit.clone(), u));
+                Ok(Some(edit))
+            }
+            Err(e) => {
+                self.undone.push(edit);
+                Err(e)
+            }
+        }
+    }
+
+    pub fn can_undo(&self) -> bool {
+        !self.done.is_empty()
+    }
+
+    pub fn can_redo(&self) -> bool {
+        !self.undone.is_empty()
+    }
+
+    /// The edits in force, oldest first.
+    pub fn log(&self) -> Vec<&Edit> {
+        self.done.iter().map(|(e, _)| e).collect()
+    }
+
+    /// The undone edits, next to redo last.
+    pub fn undone(&self) -> &[Edit] {
+        &self.undone
+    }
+
+    /// [`History::log`] as JSON, for `graft apply`.
+    pub fn log_json(&self) -> String {
+        serde_json::to_string_pretty(&self.log()).unwrap_or_else(|_| "[]".into())
+    }
+}

@@ -1,0 +1,606 @@
+//! `graft::edit`: every edit kind in the main graph, a function body and an If body;
+//! each is checked for its effect, undo gives back the very model (printed text and
+//! checker verdict), redo gives the edited one again, and the JSON log replays to the
+//! same model. Refused edits change nothing.
+
+use graft::edit::{Edit, History, base64_encode, replay};
+use graft::ir::Model;
+
+const MODEL: &str = r#"<ir_version: 10, opset_import: ["": 18, "local": 1]>
+main (float[N, 3] x, bool c) => (float[N, 3] y, float[N, 3] z) <float[3] w = {1, 2, 3}> {
+  a = Mul(x, w)
+  b = Relu(a)
+  y = If(c) <
+    then_branch = t () => (t_out) { t1 = Neg(b) t_out = Abs(t1) },
+    else_branch = e () => (e_out) { e_out = Identity(b) }
+  >
+  z = local.Scale <alpha = 2.0> (b)
+}
+<domain: "local", opset_import: ["": 18]>
+Scale <alpha: float = 1.0> (p) => (q) {
+  k = Constant <value_float: float = @alpha> ()
+  m = Mul(p, k)
+  q = Relu(m)
+}
+"#;
+
+fn model() -> Model {
+    graft::text::parse_model(MODEL).unwrap().model
+}
+
+fn text(m: &Model) -> String {
+    graft::text::print_model(m)
+}
+
+fn errors(m: &Model) -> Vec<String> {
+    graft::check::check(m)
+        .into_iter()
+        .filter(|d| d.severity == graft::Severity::Error)
+        .map(|d| format!("{}: {}", d.code, d.message))
+        .collect()
+}
+
+/// Applies `edit` and checks `expect` appears in the result; then undo, redo and
+/// replay.
+fn round(edit: Edit, expect: &[&str]) -> Model {
+    let mut m = model();
+    let before = text(&m);
+    let before_errors = errors(&m);
+    let mut h = History::default();
+    h.apply(&mut m, edit.clone())
+        .unwrap_or_else(|e| panic!("{edit:?}: {e}"));
+    let after = text(&m);
+    for e in expect {
+        assert!(after.contains(e), "{edit:?}: no {e:?} in\n{after}");
+    }
+    assert_ne!(before, after, "{edit:?} changed nothing");
+    h.undo(&mut m).unwrap();
+    assert_eq!(text(&m), before, "{edit:?}: undo");
+    assert_eq!(errors(&m), before_errors, "{edit:?}: undo");
+    h.redo(&mut m).unwrap();
+    assert_eq!(text(&m), after, "{edit:?}: redo");
+    let mut again = model();
+    replay(&mut again, &h.log_json()).unwrap();
+    assert_eq!(text(&again), after, "{edit:?}: replay of {}", h.log_json());
+    m
+}
+
+const GRAPHS: [&str; 3] = ["main", "fn:local.Scale", "main/2.then_branch"];
+
+#[test]
+fn attributes_everywhere() {
+    for g in GRAPHS {
+        let m = round(
+            Edit::SetAttribute {
+                graph: g.into(),
+                node: 0,
+                attribute: "note = \"x\"".into(),
+            },
+            &["note = \"x\""],
+        );
+        // An attribute the schema does not declare is allowed, and reported.
+        assert!(
+            errors(&m).iter().any(|e| e.contains("note")),
+            "{g}: {:?}",
+            errors(&m)
+        );
+    }
+    round(
+        Edit::SetAttribute {
+            graph: "main".into(),
+            node: 3,
+            attribute: "alpha = 0.5".into(),
+        },
+        &["local.Scale <alpha = 0.5> (b)"],
+    );
+    round(
+        Edit::RemoveAttribute {
+            graph: "main".into(),
+            node: 3,
+            name: "alpha".into(),
+        },
+        &["z = local.Scale(b)"],
+    );
+    round(
+        Edit::RemoveAttribute {
+            graph: "fn:local.Scale".into(),
+            node: 0,
+            name: "value_float".into(),
+        },
+        &["k = Constant()"],
+    );
+}
+
+#[test]
+fn renames_follow_every_reference() {
+    // `b` is read in the main graph and in both branches.
+    let m = round(
+        Edit::RenameValue {
+            graph: "main".into(),
+            from: "b".into(),
+            to: "hidden".into(),
+        },
+        &[
+            "hidden = Relu(a)",
+            "t1 = Neg(hidden)",
+            "e_out = Identity(hidden)",
+            "(hidden)",
+        ],
+    );
+    assert!(errors(&m).is_empty(), "{:?}", errors(&m));
+    round(
+        Edit::RenameValue {
+            graph: "fn:local.Scale".into(),
+            from: "p".into(),
+            to: "input".into(),
+        },
+        &["(input) => (q)", "m = Mul(input, k)"],
+    );
+    round(
+        Edit::RenameValue {
+            graph: "main/2.then_branch".into(),
+            from: "t1".into(),
+            to: "neg".into(),
+        },
+        &["neg = Neg(b)", "t_out = Abs(neg)"],
+    );
+    // A graph input, and a name visible from a body.
+    round(
+        Edit::RenameValue {
+            graph: "main".into(),
+            from: "x".into(),
+            to: "image".into(),
+        },
+        &["float[N,3] image", "a = Mul(image, w)"],
+    );
+    for g in GRAPHS {
+        round(
+            Edit::RenameNode {
+                graph: g.into(),
+                node: 0,
+                to: "first".into(),
+            },
+            &["[first]"],
+        );
+    }
+}
+
+#[test]
+fn refused_edits_change_nothing() {
+    let mut m = model();
+    let before = text(&m);
+    let refused = [
+        Edit::RenameValue {
+            graph: "main".into(),
+            from: "a".into(),
+            to: "b".into(),
+        },
+        // Names are unique over the scope tree: t1 lives in a branch.
+        Edit::RenameValue {
+            graph: "main".into(),
+            from: "a".into(),
+            to: "t1".into(),
+        },
+        Edit::RenameValue {
+            graph: "main".into(),
+            from: "nope".into(),
+            to: "x2".into(),
+        },
+        Edit::SetAttribute {
+            graph: "main".into(),
+            node: 9,
+            attribute: "a = 1".into(),
+        },
+        Edit::SetAttribute {
+            graph: "main".into(),
+            node: 0,
+            attribute: "a = ".into(),
+        },
+        Edit::SetAttribute {
+            graph: "main/7.body".into(),
+            node: 0,
+            attribute: "a = 1".into(),
+        },
+        Edit::SetAttribute {
+            graph: "fn:local.Nope".into(),
+            node: 0,
+            attribute: "a = 1".into(),
+        },
+        // b is computed by node 1: node 0 cannot read it.
+        Edit::SetInput {
+            graph: "main".into(),
+            node: 0,
+            index: 0,
+            value: "b".into(),
+        },
+        Edit::AddNode {
+            graph: "main".into(),
+            op_type: "NoSuchOp".into(),
+            domain: String::new(),
+            inputs: vec![],
+            outputs: vec![],
+            attributes: String::new(),
+            defaults: false,
+            name: String::new(),
+            at: None,
+        },
+        Edit::AddNode {
+            graph: "main".into(),
+            op_type: "Relu".into(),
+            domain: String::new(),
+            inputs: vec!["b".into()],
+            outputs: vec![],
+            attributes: String::new(),
+            defaults: false,
+            name: String::new(),
+            at: Some(0),
+        },
+        Edit::RemoveInput {
+            graph: "main".into(),
+            name: "x".into(),
+        },
+        Edit::SetType {
+            graph: "main".into(),
+            name: "x".into(),
+            ty: "float[".into(),
+        },
+        Edit::SetType {
+            graph: "fn:local.Scale".into(),
+            name: "p".into(),
+            ty: "float".into(),
+        },
+        Edit::SetInitializer {
+            graph: "main".into(),
+            name: "w".into(),
+            npy_base64: base64_encode(b"not npy"),
+        },
+        Edit::Specialize {
+            graph: "main".into(),
+            node: 0,
+            attributes: String::new(),
+        },
+        Edit::Outline {
+            graph: "main".into(),
+            nodes: vec![],
+            function: "local.Out".into(),
+        },
+    ];
+    for e in refused {
+        let r = graft::edit::apply(&mut m, &e);
+        assert!(r.is_err(), "{e:?} was applied");
+        assert_eq!(text(&m), before, "{e:?} changed the model");
+    }
+    // A bad log stops at the bad edit, with its position.
+    let log = r#"[{"edit": "rename_node", "graph": "main", "node": 0, "to": "n"},
+                  {"edit": "rename_node", "graph": "main", "node": 99, "to": "n"}]"#;
+    let e = replay(&mut m, log).unwrap_err().to_string();
+    assert!(e.contains("edit 2 of the log"), "{e}");
+}
+
+#[test]
+fn delete_add_and_connect_everywhere() {
+    // Deleting a used node leaves a dangling reference, which the checker reports.
+    let m = round(
+        Edit::DeleteNodes {
+            graph: "main".into(),
+            nodes: vec![1],
+            reconnect: false,
+        },
+        &["a = Mul(x, w)"],
+    );
+    assert!(!errors(&m).is_empty());
+    // Reconnected, the readers of b read a: in the branches too.
+    let m = round(
+        Edit::DeleteNodes {
+            graph: "main".into(),
+            nodes: vec![1],
+            reconnect: true,
+        },
+        &[
+            "t1 = Neg(a)",
+            "e_out = Identity(a)",
+            "local.Scale <alpha = 2.0> (a)",
+        ],
+    );
+    assert!(errors(&m).is_empty(), "{:?}", errors(&m));
+    let m = round(
+        Edit::DeleteNodes {
+            graph: "fn:local.Scale".into(),
+            nodes: vec![2],
+            reconnect: true,
+        },
+        &["=> (m)"],
+    );
+    assert!(errors(&m).is_empty(), "{:?}", errors(&m));
+    round(
+        Edit::DeleteNodes {
+            graph: "main/2.then_branch".into(),
+            nodes: vec![1],
+            reconnect: true,
+        },
+        &["=> (t1)"],
+    );
+    // Adding a node from the registry, attribute defaults written out.
+    for (g, input) in [
+        ("main", "b"),
+        ("fn:local.Scale", "m"),
+        ("main/2.then_branch", "t1"),
+    ] {
+        let m = round(
+            Edit::AddNode {
+                graph: g.into(),
+                op_type: "LeakyRelu".into(),
+                domain: String::new(),
+                inputs: vec![input.into()],
+                outputs: vec![],
+                attributes: String::new(),
+                defaults: true,
+                name: String::new(),
+                at: None,
+            },
+            &[&format!("leaky_relu = LeakyRelu <alpha = 0.01> ({input})")],
+        );
+        assert!(errors(&m).is_empty(), "{g}: {:?}", errors(&m));
+    }
+    // Connecting inputs: the branch reads x instead of b; then disconnects.
+    round(
+        Edit::SetInput {
+            graph: "main/2.then_branch".into(),
+            node: 0,
+            index: 0,
+            value: "x".into(),
+        },
+        &["t1 = Neg(x)"],
+    );
+    round(
+        Edit::SetInput {
+            graph: "fn:local.Scale".into(),
+            node: 1,
+            index: 1,
+            value: "p".into(),
+        },
+        &["m = Mul(p, p)"],
+    );
+    round(
+        Edit::SetInput {
+            graph: "main".into(),
+            node: 3,
+            index: 0,
+            value: "".into(),
+        },
+        &["z = local.Scale <alpha = 2.0> ()"],
+    );
+}
+
+#[test]
+fn graph_inputs_outputs_and_types() {
+    round(
+        Edit::AddInput {
+            graph: "main".into(),
+            name: "extra".into(),
+            ty: "float[N]".into(),
+        },
+        &["float[N] extra"],
+    );
+    round(
+        Edit::AddInput {
+            graph: "fn:local.Scale".into(),
+            name: "p2".into(),
+            ty: String::new(),
+        },
+        &["(p, p2) => (q)"],
+    );
+    round(
+        Edit::AddOutput {
+            graph: "main".into(),
+            value: "a".into(),
+        },
+        &["=> (float[N,3] y, float[N,3] z, a)"],
+    );
+    round(
+        Edit::AddOutput {
+            graph: "fn:local.Scale".into(),
+            value: "m".into(),
+        },
+        &["=> (q, m)"],
+    );
+    round(
+        Edit::AddOutput {
+            graph: "main/2.else_branch".into(),
+            value: "b".into(),
+        },
+        &["=> (e_out, b)"],
+    );
+    round(
+        Edit::RemoveOutput {
+            graph: "main".into(),
+            name: "z".into(),
+        },
+        &["=> (float[N,3] y) <"],
+    );
+    round(
+        Edit::RemoveOutput {
+            graph: "main/2.then_branch".into(),
+            name: "t_out".into(),
+        },
+        &["t () => ()"],
+    );
+    // Make the batch dimension another symbol; fix it; change the element type.
+    round(
+        Edit::SetType {
+            graph: "main".into(),
+            name: "x".into(),
+            ty: "float[batch, 3]".into(),
+        },
+        &["float[batch,3] x"],
+    );
+    let m = round(
+        Edit::SetType {
+            graph: "main".into(),
+            name: "x".into(),
+            ty: "double[8, 3]".into(),
+        },
+        &["double[8,3] x"],
+    );
+    let _ = m;
+    round(
+        Edit::SetType {
+            graph: "main".into(),
+            name: "y".into(),
+            ty: "float[M, 3]".into(),
+        },
+        &["=> (float[M,3] y, float[N,3] z)"],
+    );
+    // An unused input can go.
+    let mut m = model();
+    graft::edit::apply(
+        &mut m,
+        &Edit::AddInput {
+            graph: "main".into(),
+            name: "u".into(),
+            ty: "float".into(),
+        },
+    )
+    .unwrap();
+    graft::edit::apply(
+        &mut m,
+        &Edit::RemoveInput {
+            graph: "main".into(),
+            name: "u".into(),
+        },
+    )
+    .unwrap();
+    assert_eq!(text(&m), text(&model()));
+}
+
+/// A `.npy` file as numpy writes it (version 1.0, C order).
+fn npy(descr: &str, shape: &str, data: &[u8]) -> Vec<u8> {
+    let mut header = format!("{{'descr': '{descr}', 'fortran_order': False, 'shape': {shape}, }}");
+    while (10 + header.len() + 1) % 64 != 0 {
+        header.push(' ');
+    }
+    header.push('\n');
+    let mut out = b"\x93NUMPY\x01\x00".to_vec();
+    out.extend_from_slice(&(header.len() as u16).to_le_bytes());
+    out.extend_from_slice(header.as_bytes());
+    out.extend_from_slice(data);
+    out
+}
+
+#[test]
+fn initializers_from_npy() {
+    let data: Vec<u8> = [4.0f32, 5.0, 6.0]
+        .iter()
+        .flat_map(|f| f.to_le_bytes())
+        .collect();
+    let m = round(
+        Edit::SetInitializer {
+            graph: "main".into(),
+            name: "w".into(),
+            npy_base64: base64_encode(&npy("<f4", "(3,)", &data)),
+        },
+        &["float[3] w = {4, 5, 6}"],
+    );
+    assert!(errors(&m).is_empty());
+    // The data must match the shape.
+    let mut m = model();
+    let bad = npy("<f4", "(4,)", &data);
+    assert!(
+        graft::edit::apply(
+            &mut m,
+            &Edit::SetInitializer {
+                graph: "main".into(),
+                name: "w".into(),
+                npy_base64: base64_encode(&bad)
+            }
+        )
+        .is_err()
+    );
+    let t = graft::edit::npy_tensor(&npy(
+        "<i8",
+        "(2, 1)",
+        &[1, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0],
+    ))
+    .unwrap();
+    assert_eq!(t.dims, [2, 1]);
+    assert_eq!(t.data_type, Some(graft::ir::dtype::INT64));
+}
+
+#[test]
+fn compound_edits_are_single_steps() {
+    round(
+        Edit::Specialize {
+            graph: "main".into(),
+            node: 3,
+            attributes: "alpha = 3.0".into(),
+        },
+        &["local.Scale:alpha_3(b)"],
+    );
+    round(
+        Edit::InlineCalls {
+            function: "local.Scale".into(),
+        },
+        &["Mul(b,"],
+    );
+    let m = round(
+        Edit::Outline {
+            graph: "main".into(),
+            nodes: vec![0, 1],
+            function: "local.Front".into(),
+        },
+        &["local.Front"],
+    );
+    assert!(errors(&m).is_empty(), "{:?}", errors(&m));
+    // A session: several edits, undo some, redo one; the log replays to the result.
+    let mut m = model();
+    let mut h = History::default();
+    h.apply(
+        &mut m,
+        Edit::RenameValue {
+            graph: "main".into(),
+            from: "a".into(),
+            to: "scaled".into(),
+        },
+    )
+    .unwrap();
+    h.apply(
+        &mut m,
+        Edit::AddNode {
+            graph: "main".into(),
+            op_type: "Sigmoid".into(),
+            domain: String::new(),
+            inputs: vec!["scaled".into()],
+            outputs: vec!["gate".into()],
+            attributes: String::new(),
+            defaults: false,
+            name: "g".into(),
+            at: None,
+        },
+    )
+    .unwrap();
+    h.apply(
+        &mut m,
+        Edit::AddOutput {
+            graph: "main".into(),
+            value: "gate".into(),
+        },
+    )
+    .unwrap();
+    h.apply(
+        &mut m,
+        Edit::SetAttribute {
+            graph: "main".into(),
+            node: 4,
+            attribute: "alpha = 0.25".into(),
+        },
+    )
+    .unwrap();
+    h.undo(&mut m).unwrap();
+    h.undo(&mut m).unwrap();
+    h.redo(&mut m).unwrap();
+    assert_eq!(h.log().len(), 3);
+    let mut again = model();
+    replay(&mut again, &h.log_json()).unwrap();
+    assert_eq!(text(&again), text(&m));
+    assert!(text(&m).contains("z, gate)"), "{}", text(&m));
+}
