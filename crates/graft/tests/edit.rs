@@ -43,7 +43,11 @@ fn errors(m: &Model) -> Vec<String> {
 /// Applies `edit` and checks `expect` appears in the result; then undo, redo and
 /// replay.
 fn round(edit: Edit, expect: &[&str]) -> Model {
-    let mut m = model();
+    round_on(model(), edit, expect)
+}
+
+fn round_on(start: Model, edit: Edit, expect: &[&str]) -> Model {
+    let mut m = start.clone();
     let before = text(&m);
     let before_errors = errors(&m);
     let mut h = History::default();
@@ -59,7 +63,7 @@ fn round(edit: Edit, expect: &[&str]) -> Model {
     assert_eq!(errors(&m), before_errors, "{edit:?}: undo");
     h.redo(&mut m).unwrap();
     assert_eq!(text(&m), after, "{edit:?}: redo");
-    let mut again = model();
+    let mut again = start;
     replay(&mut again, &h.log_json()).unwrap();
     assert_eq!(text(&again), after, "{edit:?}: replay of {}", h.log_json());
     m
@@ -258,6 +262,7 @@ fn refused_edits_change_nothing() {
             graph: "main".into(),
             node: 0,
             attributes: String::new(),
+            keep: vec![],
         },
         Edit::Outline {
             graph: "main".into(),
@@ -533,8 +538,90 @@ fn compound_edits_are_single_steps() {
             graph: "main".into(),
             node: 3,
             attributes: "alpha = 3.0".into(),
+            keep: vec!["local.Scale".into()],
         },
-        &["local.Scale:alpha_3(b)"],
+        &["local.Scale:alpha_3(b)", "\nScale <alpha"],
+    );
+    round(
+        Edit::SpecializeAll {
+            function: String::new(),
+            keep: vec![],
+        },
+        &["local.Scale:alpha_2(b)"],
+    );
+    round(
+        Edit::RenameFunction {
+            function: "local.Scale".into(),
+            to: "lib.Times".into(),
+        },
+        &["lib.Times <alpha = 2.0> (b)"],
+    );
+    // A standard op with a function body, added to the branch first.
+    let mut m = model();
+    graft::edit::apply(
+        &mut m,
+        &Edit::AddNode {
+            graph: "main/2.then_branch".into(),
+            op_type: "LeakyRelu".into(),
+            domain: String::new(),
+            inputs: vec!["t1".into()],
+            outputs: vec!["leaky".into()],
+            attributes: String::new(),
+            defaults: false,
+            name: String::new(),
+            at: None,
+        },
+    )
+    .unwrap();
+    graft::edit::apply(
+        &mut m,
+        &Edit::AddOutput {
+            graph: "main/2.then_branch".into(),
+            value: "leaky".into(),
+        },
+    )
+    .unwrap();
+    let m = round_on(
+        m,
+        Edit::ExpandStandard {
+            graph: "main/2.then_branch".into(),
+            node: 1,
+        },
+        &["leaky = Where("],
+    );
+    assert!(errors(&m).is_empty(), "{:?}", errors(&m));
+    // The guest: the fixture itself, inlined into the else branch, bound to b.
+    let guest = graft::export(&model(), &graft::ExportOptions::default()).unwrap();
+    let m = round(
+        Edit::InlineModel {
+            graph: "main/2.else_branch".into(),
+            guest_base64: base64_encode(&guest),
+            bindings: vec![("x".into(), "b".into()), ("c".into(), "c".into())],
+            expose: vec![],
+            expose_all: false,
+            prefix: "g".into(),
+            function: "local.Guest".into(),
+        },
+        &["local.Guest"],
+    );
+    assert!(errors(&m).is_empty(), "{:?}", errors(&m));
+    let mut m = model();
+    graft::edit::apply(
+        &mut m,
+        &Edit::Specialize {
+            graph: "main".into(),
+            node: 3,
+            attributes: String::new(),
+            keep: vec!["local.Scale".into()],
+        },
+    )
+    .unwrap();
+    round_on(
+        m,
+        Edit::DeleteFunction {
+            function: "local.Scale".into(),
+        },
+        &["Scale:alpha_2"],
     );
     round(
         Edit::InlineCalls {

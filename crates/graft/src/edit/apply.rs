@@ -409,6 +409,7 @@ pub(super) fn apply(model: &mut Model, edit: &Edit) -> Result<Undo, EditError> {
             graph,
             node,
             attributes,
+            keep,
         } => {
             let g = resolve_path(model, graph)?;
             let n = node_at(model, g, *node)?;
@@ -418,9 +419,92 @@ pub(super) fn apply(model: &mut Model, edit: &Edit) -> Result<Undo, EditError> {
                 crate::text::parse_attributes(attributes)
                     .map_err(|e| err(format!("attributes {attributes:?}: {}", e.message)))?
             };
-            let before = model.clone();
-            crate::specialize::specialize(model, n, &attrs).map_err(|e| err(e.to_string()))?;
-            undo.push(Restore::Model(Box::new(before)));
+            let options = crate::specialize::SpecializeOptions {
+                keep: keep.iter().map(|k| parse_key(k)).collect(),
+                only: None,
+            };
+            compound(model, &mut undo, |m| {
+                crate::specialize::specialize_with(m, n, &attrs, &options).map(|_| ())
+            })?;
+        }
+        Edit::SpecializeAll { function, keep } => {
+            let options = crate::specialize::SpecializeOptions {
+                keep: keep.iter().map(|k| parse_key(k)).collect(),
+                only: (!function.is_empty()).then(|| parse_key(function)),
+            };
+            compound(model, &mut undo, |m| {
+                crate::specialize::specialize_all_with(m, &options).map(|_| ())
+            })?;
+        }
+        Edit::UseOverload {
+            graph,
+            node,
+            overload,
+        } => {
+            let g = resolve_path(model, graph)?;
+            let n = node_at(model, g, *node)?;
+            compound(model, &mut undo, |m| {
+                crate::specialize::use_overload(m, n, overload)
+            })?;
+        }
+        Edit::ExpandStandard { graph, node } => {
+            let g = resolve_path(model, graph)?;
+            let n = node_at(model, g, *node)?;
+            compound(model, &mut undo, |m| {
+                crate::library::expand_standard(m, n).map(|_| ())
+            })?;
+        }
+        Edit::RenameFunction { function, to } => {
+            let to = parse_key(to);
+            compound(model, &mut undo, |m| {
+                crate::library::rename_function(m, &parse_key(function), &to.domain, &to.name)
+                    .map(|_| ())
+            })?;
+        }
+        Edit::DeleteFunction { function } => {
+            compound(model, &mut undo, |m| {
+                crate::library::delete_function(m, &parse_key(function))
+            })?;
+        }
+        Edit::InlineModel {
+            graph,
+            guest_base64,
+            bindings,
+            expose,
+            expose_all,
+            prefix,
+            function,
+        } => {
+            let g = resolve_path(model, graph)?;
+            let bytes =
+                base64_decode(guest_base64).map_err(|e| err(format!("guest_base64: {e}")))?;
+            let guest = crate::import(Bytes::from(bytes))
+                .map_err(|e| err(format!("the guest model: {e}")))?
+                .model;
+            let mode = if function.is_empty() {
+                crate::inline::Mode::Nodes
+            } else {
+                let key = parse_key(function);
+                crate::inline::Mode::Function {
+                    domain: key.domain,
+                    name: key.name,
+                }
+            };
+            let opts = crate::inline::InlineOptions {
+                bindings: bindings.clone(),
+                expose: expose
+                    .iter()
+                    .map(|(o, n)| (o.clone(), (!n.is_empty()).then(|| n.clone())))
+                    .collect(),
+                expose_all: *expose_all,
+                prefix: (!prefix.is_empty()).then(|| prefix.clone()),
+                target: (Some(g) != model.graph).then_some(g),
+                mode,
+                domain_versions: Vec::new(),
+            };
+            compound(model, &mut undo, |m| {
+                crate::inline::inline_model(m, &guest, &opts).map(|_| ())
+            })?;
         }
         Edit::InlineCalls { function } => {
             let which = if function.is_empty() {
@@ -428,9 +512,9 @@ pub(super) fn apply(model: &mut Model, edit: &Edit) -> Result<Undo, EditError> {
             } else {
                 crate::library::Which::Key(parse_key(function))
             };
-            let before = model.clone();
-            crate::library::inline_calls(model, &which).map_err(|e| err(e.to_string()))?;
-            undo.push(Restore::Model(Box::new(before)));
+            compound(model, &mut undo, |m| {
+                crate::library::inline_calls(m, &which).map(|_| ())
+            })?;
         }
         Edit::Outline {
             graph,
@@ -443,13 +527,28 @@ pub(super) fn apply(model: &mut Model, edit: &Edit) -> Result<Undo, EditError> {
                 .map(|&k| node_at(model, g, k))
                 .collect::<Result<Vec<_>, _>>()?;
             let key = parse_key(function);
-            let before = model.clone();
-            crate::library::outline(model, &ids, &key.domain, &key.name)
-                .map_err(|e| err(e.to_string()))?;
-            undo.push(Restore::Model(Box::new(before)));
+            compound(model, &mut undo, |m| {
+                crate::library::outline(m, &ids, &key.domain, &key.name).map(|_| ())
+            })?;
         }
     }
     Ok(Undo(undo))
+}
+
+/// A compound edit: one of the passes (all or nothing each), undone by the model as
+/// it was before.
+fn compound<E: std::fmt::Display>(
+    model: &mut Model,
+    undo: &mut Vec<Restore>,
+    run: impl FnOnce(&mut Model) -> Result<(), E>,
+) -> Result<(), EditError> {
+    let before = model.clone();
+    if let Err(e) = run(model) {
+        *model = before;
+        return Err(err(e.to_string()));
+    }
+    undo.push(Restore::Model(Box::new(before)));
+    Ok(())
 }
 
 #[allow(clippy::too_many_arguments)]

@@ -135,11 +135,20 @@ pub enum Edit {
         ty: String,
     },
     /// Removes a graph input that nothing reads.
-    RemoveInput { graph: String, name: String },
+    RemoveInput {
+        graph: String,
+        name: String,
+    },
     /// Makes a value a graph output.
-    AddOutput { graph: String, value: String },
+    AddOutput {
+        graph: String,
+        value: String,
+    },
     /// Removes a graph output (the value stays).
-    RemoveOutput { graph: String, name: String },
+    RemoveOutput {
+        graph: String,
+        name: String,
+    },
     /// Sets the stated type of a graph input or output (element type, shape,
     /// symbolic dims), as ONNX text: `float[batch, 3]`.
     SetType {
@@ -160,6 +169,54 @@ pub enum Edit {
         node: usize,
         #[serde(default)]
         attributes: String,
+        /// Functions kept even when no call of them is left (`DOMAIN.NAME[:OVERLOAD]`).
+        #[serde(default)]
+        keep: Vec<String>,
+    },
+    /// Specializes every call whose attributes are all values, or only the calls of
+    /// `function` (`DOMAIN.NAME`) when it is given.
+    SpecializeAll {
+        #[serde(default)]
+        function: String,
+        #[serde(default)]
+        keep: Vec<String>,
+    },
+    /// Points a call at another existing overload of its function.
+    UseOverload {
+        graph: String,
+        node: usize,
+        overload: String,
+    },
+    /// Replaces a standard-op node by its function body.
+    ExpandStandard {
+        graph: String,
+        node: usize,
+    },
+    RenameFunction {
+        function: String,
+        to: String,
+    },
+    /// Deletes a function nothing calls.
+    DeleteFunction {
+        function: String,
+    },
+    /// Inlines another model (`.onnx` bytes, base64) into a graph: `bindings` are
+    /// (guest input, host value) pairs, `expose` (guest output, new output name or
+    /// `""`) pairs; with `function` (`DOMAIN.NAME`) the guest becomes one function
+    /// and a call. See `crate::inline`.
+    InlineModel {
+        graph: String,
+        guest_base64: String,
+        #[serde(default)]
+        bindings: Vec<(String, String)>,
+        #[serde(default)]
+        expose: Vec<(String, String)>,
+        #[serde(default)]
+        expose_all: bool,
+        #[serde(default)]
+        prefix: String,
+        #[serde(default)]
+        function: String,
     },
     /// Inlines the calls of one function (`DOMAIN.NAME[:OVERLOAD]`) or, when empty,
     /// of every local function.
