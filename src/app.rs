@@ -1,5 +1,5 @@
 //! The page layout: toolbar on top, the error banner under it, then tabs (the graph,
-//! the summary, the ONNX text), and the drop overlay above everything while files are
+//! the summary, the ONNX text, the edit history), and the drop overlay above everything while files are
 //! dragged in.
 
 use leptos::prelude::*;
@@ -7,6 +7,7 @@ use leptos::prelude::*;
 use crate::banner::ErrorBanner;
 use crate::drop::DropOverlay;
 use crate::graph::GraphPanel;
+use crate::history::HistoryPanel;
 use crate::inline::InlineDialog;
 use crate::state::{AppState, STARTUP_EXAMPLE};
 use crate::summary::SummaryPanel;
@@ -46,11 +47,13 @@ pub fn App() -> impl IntoView {
                     {tab_button(Tab::Graph, "Graph", "tab-graph")}
                     {tab_button(Tab::Summary, "Summary", "tab-summary")}
                     {tab_button(Tab::Text, "Text", "tab-text")}
+                    {tab_button(Tab::History, "History", "tab-history")}
                 </nav>
                 {move || match tab.get() {
                     Tab::Graph => view! { <GraphPanel/> }.into_any(),
                     Tab::Summary => view! { <SummaryPanel/> }.into_any(),
                     Tab::Text => view! { <TextPanel/> }.into_any(),
+                    Tab::History => view! { <HistoryPanel/> }.into_any(),
                 }}
             </main>
             <InlineDialog/>
@@ -64,4 +67,5 @@ enum Tab {
     Graph,
     Summary,
     Text,
+    History,
 }

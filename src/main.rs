@@ -8,6 +8,7 @@ mod bench;
 mod drop;
 mod format;
 mod graph;
+mod history;
 mod inline;
 mod platform;
 mod state;

@@ -302,16 +302,24 @@ pub fn on_key(f: impl Fn(String) + 'static) {
     });
 }
 
-/// Calls `f` on Ctrl+Z (Cmd+Z) pressed outside text fields. Lives as long as the page.
-pub fn on_undo_key(f: impl Fn() + 'static) {
+/// Calls `undo` on Ctrl+Z (Cmd+Z) and `redo` on Ctrl+Shift+Z or Ctrl+Y, pressed outside
+/// text fields. Lives as long as the page.
+pub fn on_history_keys(undo: impl Fn() + 'static, redo: impl Fn() + 'static) {
     window_event_listener(ev::keydown, move |e| {
         let typing = e
             .target()
             .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
             .is_some_and(|el| matches!(el.tag_name().as_str(), "INPUT" | "TEXTAREA" | "SELECT"));
-        if !typing && (e.ctrl_key() || e.meta_key()) && !e.shift_key() && e.key() == "z" {
+        if typing || !(e.ctrl_key() || e.meta_key()) {
+            return;
+        }
+        let key = e.key().to_ascii_lowercase();
+        if key == "z" && !e.shift_key() {
             e.prevent_default();
-            f();
+            undo();
+        } else if (key == "z" && e.shift_key()) || key == "y" {
+            e.prevent_default();
+            redo();
         }
     });
 }

@@ -1402,3 +1402,85 @@ for a, b in zip(run(path), run({original:?})):
     assert_eq!(library(&app), library_before);
     assert_eq!(graph_text(&app), expanded, "the model is unchanged");
 }
+
+#[test]
+fn edits_undo_and_redo_by_keyboard_the_history_and_the_log_replays_to_the_export() {
+    if !e2e::enabled() {
+        return;
+    }
+    const CONTROL: &str = "\u{E009}";
+    const SHIFT: &str = "\u{E008}";
+    let app = App::open();
+    app.wait("graph-ready");
+    let library = |app: &App| app.browser.text(&app.wait("function-library")).unwrap();
+    // Two edits: rename the function, then specialize all its calls.
+    open_library_entry(&app);
+    let input = app.wait("lib-rename-input");
+    app.browser.send_keys(&input, "my.Block").unwrap();
+    app.browser.click(&app.wait("lib-rename")).unwrap();
+    wait_until(e2e::TIMEOUT, "the renamed function", || {
+        Ok(library(&app).contains("my.Block").then_some(()))
+    })
+    .unwrap_or_else(|e| panic!("{e}\n{}", app.diagnosis()));
+    open_library_entry(&app);
+    app.browser.click(&app.wait("lib-specialize-all")).unwrap();
+    wait_until(e2e::TIMEOUT, "the overloads", || {
+        Ok(library(&app).contains("my.Block:alpha_0p5").then_some(()))
+    })
+    .unwrap_or_else(|e| panic!("{e}\n{}", app.diagnosis()));
+    // Ctrl+Z undoes the specialization, Ctrl+Shift+Z redoes it, Ctrl+Z again.
+    let body = app.browser.find("body").unwrap().unwrap();
+    app.browser.click(&body).unwrap();
+    app.browser.press_keys(&[CONTROL], "z").unwrap();
+    wait_until(e2e::TIMEOUT, "the undone specialization", || {
+        let text = library(&app);
+        Ok((text.contains("my.Block") && !text.contains("alpha_0p5")).then_some(()))
+    })
+    .unwrap_or_else(|e| panic!("{e}\n{}", app.diagnosis()));
+    app.browser.press_keys(&[CONTROL, SHIFT], "z").unwrap();
+    wait_until(e2e::TIMEOUT, "the redone specialization", || {
+        Ok(library(&app).contains("alpha_0p5").then_some(()))
+    })
+    .unwrap_or_else(|e| panic!("{e}\n{}", app.diagnosis()));
+    app.browser.press_keys(&[CONTROL], "z").unwrap();
+    wait_until(e2e::TIMEOUT, "undone again", || {
+        Ok((!library(&app).contains("alpha_0p5")).then_some(()))
+    })
+    .unwrap();
+    // The history tab: one edit in force, one undone; a click on it redoes it.
+    app.browser.click(&app.wait("tab-history")).unwrap();
+    app.wait("history-list");
+    let steps = app.browser.find_all(&testid("history-step")).unwrap();
+    let undone = app.browser.find_all(&testid("history-undone")).unwrap();
+    assert_eq!((steps.len(), undone.len()), (1, 1));
+    let line = app.browser.text(&steps[0]).unwrap();
+    assert!(line.contains("my.Block"), "{line}");
+    app.browser.click(&undone[0]).unwrap();
+    wait_until(e2e::TIMEOUT, "two edits in force", || {
+        Ok((app.browser.find_all(&testid("history-step"))?.len() == 2).then_some(()))
+    })
+    .unwrap();
+    // The log and the model, exported; the log replayed natively gives the same model.
+    app.browser.click(&app.wait("export-log")).unwrap();
+    let log = app
+        .browser
+        .wait_for_download("functions_and_control_flow.edits.json", e2e::TIMEOUT)
+        .unwrap_or_else(|e| panic!("{e}"));
+    app.browser.click(&app.wait("tab-graph")).unwrap();
+    app.browser.click(&app.wait("export-button")).unwrap();
+    let exported = app
+        .browser
+        .wait_for_download("functions_and_control_flow.onnx", e2e::TIMEOUT)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let original = std::fs::read(example("functions_and_control_flow.onnx")).unwrap();
+    let mut model = graft::import(bytes::Bytes::from(original)).unwrap().model;
+    let json = std::fs::read_to_string(&log).unwrap();
+    assert_eq!(graft::edit::replay(&mut model, &json).unwrap(), 2, "{json}");
+    let replayed = log.with_file_name("replayed.onnx");
+    std::fs::write(
+        &replayed,
+        graft::export(&model, &graft::ExportOptions::default()).unwrap(),
+    )
+    .unwrap();
+    assert_equal_models(&replayed, &exported);
+}

@@ -8,7 +8,6 @@
 //! keeps the last good preview (or the host itself) on the canvas.
 
 use std::collections::HashSet;
-use std::sync::Arc;
 
 use graft::Model;
 use graft::hash::FxBuild;
@@ -16,7 +15,7 @@ use graft::inline::{Candidate, InlineOptions, Mode};
 use graft::ir::NodeId;
 use graft::view::{Item, ItemKind};
 
-use super::{LoadedFile, Moves, OpenModel, Session, load_model, open_model};
+use super::{LoadedFile, OpenModel, Session, load_model, open_model};
 
 /// An inline being set up.
 #[derive(Debug)]
@@ -54,6 +53,38 @@ pub struct InlineView {
     pub error: Option<String>,
     /// How many nodes the preview adds to the main graph.
     pub added: usize,
+}
+
+impl Draft {
+    /// The inline the dialog's choices describe.
+    fn options(&self) -> InlineOptions {
+        InlineOptions {
+            bindings: self
+                .inputs
+                .iter()
+                .zip(&self.bindings)
+                .filter_map(|((input, _), bound)| Some((input.clone(), bound.clone()?)))
+                .collect(),
+            expose: self
+                .outputs
+                .iter()
+                .zip(&self.exposed)
+                .filter(|(_, on)| **on)
+                .map(|((output, _), _)| (output.clone(), None))
+                .collect(),
+            expose_all: false,
+            prefix: Some(self.prefix.clone()),
+            target: None,
+            mode: match self.as_function.as_deref().and_then(|f| f.rsplit_once('.')) {
+                Some((domain, name)) => Mode::Function {
+                    domain: domain.to_string(),
+                    name: name.to_string(),
+                },
+                None => Mode::Nodes,
+            },
+            domain_versions: Vec::new(),
+        }
+    }
 }
 
 impl Session {
@@ -101,36 +132,7 @@ impl Session {
         let Some(draft) = self.draft.as_mut() else {
             return;
         };
-        let options = InlineOptions {
-            bindings: draft
-                .inputs
-                .iter()
-                .zip(&draft.bindings)
-                .filter_map(|((input, _), bound)| Some((input.clone(), bound.clone()?)))
-                .collect(),
-            expose: draft
-                .outputs
-                .iter()
-                .zip(&draft.exposed)
-                .filter(|(_, on)| **on)
-                .map(|((output, _), _)| (output.clone(), None))
-                .collect(),
-            expose_all: false,
-            prefix: Some(draft.prefix.clone()),
-            target: None,
-            mode: match draft
-                .as_function
-                .as_deref()
-                .and_then(|f| f.rsplit_once('.'))
-            {
-                Some((domain, name)) => Mode::Function {
-                    domain: domain.to_string(),
-                    name: name.to_string(),
-                },
-                None => Mode::Nodes,
-            },
-            domain_versions: Vec::new(),
-        };
+        let options = draft.options();
         if let Some(f) = draft.as_function.as_deref()
             && !f.contains('.')
         {
@@ -197,8 +199,9 @@ impl Session {
         }
     }
 
-    /// Keeps the preview as the open model; the host as it was goes on the undo stack.
-    /// Refused (the dialog stays) while the choices give an error.
+    /// Applies the inline to the host as one edit (undoable, in the log); the canvas
+    /// keeps what the preview showed. Refused (the dialog stays) while the choices
+    /// give an error.
     pub fn apply_inline(&mut self) -> Result<(), String> {
         let Some(draft) = self.draft.as_ref() else {
             return Err("No inline is being set up.".into());
@@ -206,14 +209,46 @@ impl Session {
         if let Some(e) = &draft.error {
             return Err(e.clone());
         }
-        let Some(draft) = self.draft.take() else {
+        let options = draft.options();
+        let guest = graft::export(
+            &draft.guest,
+            &graft::ExportOptions {
+                allow_loss: false,
+                embed_external: true,
+            },
+        )
+        .map_err(|e| format!("The guest cannot be recorded in the edit log: {e}"))?;
+        let edit = graft::edit::Edit::InlineModel {
+            graph: "main".into(),
+            guest_base64: graft::edit::base64_encode(&guest),
+            bindings: options.bindings,
+            expose: options
+                .expose
+                .into_iter()
+                .map(|(o, n)| (o, n.unwrap_or_default()))
+                .collect(),
+            expose_all: options.expose_all,
+            prefix: options.prefix.unwrap_or_default(),
+            function: match options.mode {
+                Mode::Nodes => String::new(),
+                Mode::Function { domain, name } => format!("{domain}.{name}"),
+            },
+        };
+        let Some(mut draft) = self.draft.take() else {
             return Err("No inline is being set up.".into());
         };
-        if let Some(open) = self.open.as_mut() {
-            let diagnostics = graft::check::check(&open.model);
-            open.summary = Arc::new(graft::Summary::of(&open.model, &diagnostics));
+        let mut model = std::mem::take(&mut draft.host.model);
+        if let Err(e) = self.edits.apply(&mut model, edit) {
+            draft.host.model = model;
+            let message = e.to_string();
+            self.draft = Some(draft);
+            return Err(message);
         }
-        self.history.push(draft.host);
+        // The preview on the canvas is what the edit gave: its groups stay open.
+        if self.open.is_none() {
+            self.open = Some(draft.host);
+        }
+        self.show_edited(model, None);
         Ok(())
     }
 
@@ -222,40 +257,6 @@ impl Session {
         if let Some(draft) = self.draft.take() {
             self.open = Some(draft.host);
         }
-    }
-
-    /// Goes back to the model before the last applied inline.
-    pub fn undo(&mut self) -> bool {
-        if self.draft.is_some() || self.work.is_some() {
-            return false;
-        }
-        let Some(mut previous) = self.history.pop() else {
-            return false;
-        };
-        // The groups open now stay open in the model before, where they exist.
-        let current = self.open.take();
-        let mut items = graft::hash::FxMap::default();
-        if let (Some(now), Some(scene)) = (
-            current.as_ref().and_then(|c| c.scene.as_ref()),
-            previous.scene.as_mut(),
-        ) {
-            items = scene.follow(&previous.model, &now.view);
-            if scene.layout(&previous.model, &mut || false).is_err() {
-                items.clear();
-            }
-        }
-        self.moves = current.map(|c| Moves {
-            from: c.serial,
-            to: previous.serial,
-            items,
-            focus: None,
-        });
-        self.open = Some(previous);
-        true
-    }
-
-    pub fn can_undo(&self) -> bool {
-        !self.history.is_empty() && self.draft.is_none()
     }
 
     pub fn inline_view(&self) -> Option<InlineView> {

@@ -164,8 +164,9 @@ pub struct Session {
     runs: u64,
     /// The inline being set up in the dialog.
     draft: Option<inline::Draft>,
-    /// Models before each applied inline, newest last (Undo).
-    history: Vec<OpenModel>,
+    /// The edits made to the open model: undo, redo, and the log `graft apply`
+    /// replays.
+    edits: graft::edit::History,
     /// Functions the user keeps in the library even when no call is left
     /// (specialization removes other generics it leaves uncalled).
     kept: std::collections::BTreeSet<graft::ir::FunctionKey>,
@@ -219,7 +220,7 @@ impl Session {
                 self.error = None;
                 self.work = None;
                 self.draft = None;
-                self.history.clear();
+                self.edits = graft::edit::History::default();
                 self.kept.clear();
                 self.moves = None;
                 self.opened += 1;
@@ -431,32 +432,42 @@ impl Session {
             .collect()
     }
 
-    /// Applies a core edit to a copy of the open model. On success the copy is shown,
-    /// with the groups open that were open before (and the node `change` returns
-    /// selected, if any), and the model before goes on the undo stack; on an error
-    /// nothing changes and the error is shown.
+    /// Applies an edit to the open model. On success the canvas shows the result,
+    /// with the groups open that were open before (and the node `focus` finds
+    /// selected), and the edit goes into the history (undo, redo, the log); on an
+    /// error nothing changes and the error is shown.
     fn edit(
         &mut self,
         what: &str,
-        change: impl FnOnce(&mut Model) -> Result<Option<NodeId>, String>,
+        edit: graft::edit::Edit,
+        focus: impl FnOnce(&Model) -> Option<NodeId>,
     ) -> bool {
         if self.draft.is_some() || self.work.is_some() {
             return false;
         }
-        let Some(open) = self.open.as_ref() else {
+        let Some(open) = self.open.as_mut() else {
             return false;
         };
-        let mut model = open.model.clone();
-        let focus = match change(&mut model) {
-            Ok(focus) => focus,
-            Err(e) => {
-                self.error = Some(format!("{what}: {e}"));
-                return false;
-            }
+        let mut model = std::mem::take(&mut open.model);
+        if let Err(e) = self.edits.apply(&mut model, edit) {
+            open.model = model;
+            self.error = Some(format!("{what}: {e}"));
+            return false;
+        }
+        let focus = focus(&model);
+        self.show_edited(model, focus);
+        self.error = None;
+        true
+    }
+
+    /// Shows `model`, the open one after an edit, undo or redo.
+    fn show_edited(&mut self, model: Model, focus: Option<NodeId>) {
+        let Some(before) = self.open.take() else {
+            return;
         };
         let diagnostics = graft::check::check(&model);
         let summary = Arc::new(Summary::of(&model, &diagnostics));
-        let (next, items) = open_edited(open, model, summary);
+        let (next, items) = open_edited(&before, model, summary);
         let focus = focus.and_then(|node| {
             let view = &next.scene.as_ref()?.view;
             let found = view
@@ -466,16 +477,78 @@ impl Session {
             ItemId::try_from(found).ok()
         });
         self.moves = Some(Moves {
-            from: open.serial,
+            from: before.serial,
             to: next.serial,
             items,
             focus,
         });
-        if let Some(before) = self.open.replace(next) {
-            self.history.push(before);
+        self.open = Some(next);
+    }
+
+    /// Undoes the last edit.
+    pub fn undo(&mut self) -> bool {
+        if self.draft.is_some() || self.work.is_some() {
+            return false;
         }
-        self.error = None;
+        let Some(open) = self.open.as_mut() else {
+            return false;
+        };
+        let mut model = std::mem::take(&mut open.model);
+        if self.edits.undo(&mut model).is_none() {
+            open.model = model;
+            return false;
+        }
+        self.show_edited(model, None);
         true
+    }
+
+    /// Applies the last undone edit again.
+    pub fn redo(&mut self) -> bool {
+        if self.draft.is_some() || self.work.is_some() {
+            return false;
+        }
+        let Some(open) = self.open.as_mut() else {
+            return false;
+        };
+        let mut model = std::mem::take(&mut open.model);
+        match self.edits.redo(&mut model) {
+            Ok(Some(_)) => {
+                self.show_edited(model, None);
+                true
+            }
+            Ok(None) => {
+                open.model = model;
+                false
+            }
+            Err(e) => {
+                open.model = model;
+                self.error = Some(format!("Redo: {e}"));
+                false
+            }
+        }
+    }
+
+    pub fn can_undo(&self) -> bool {
+        self.edits.can_undo() && self.draft.is_none()
+    }
+
+    pub fn can_redo(&self) -> bool {
+        self.edits.can_redo() && self.draft.is_none()
+    }
+
+    /// The history: the edits in force (oldest first), then the undone ones (the next
+    /// to redo first), each as one line.
+    pub fn history(&self) -> (Vec<String>, Vec<String>) {
+        let line = |e: &graft::edit::Edit| graft::edit::describe(e);
+        (
+            self.edits.log().into_iter().map(line).collect(),
+            self.edits.undone().iter().rev().map(line).collect(),
+        )
+    }
+
+    /// The edit log as JSON (`graft apply LOG MODEL -o OUT` replays it).
+    pub fn edit_log(&self) -> String {
+        self.edits.log_json()
     }
 
     /// The serial of the open model and `items` (of the model state `from`) as they
@@ -533,34 +606,46 @@ impl Session {
     /// they were (undoable); the new call is selected.
     pub fn outline(&mut self, items: &[ItemId], name: &str) -> bool {
         let nodes = self.selected_nodes(items);
-        self.edit(&format!("Outlining {}", name.trim()), |m| {
-            let key = graft::library::new_function_key(m, name).map_err(|e| e.to_string())?;
-            let key = graft::library::outline(m, &nodes, &key.domain, &key.name)
-                .map_err(|e| e.to_string())?;
-            Ok(graft::library::call_sites(m, &key).first().copied())
+        let Some(open) = self.open.as_ref() else {
+            return false;
+        };
+        let key = match graft::library::new_function_key(&open.model, name) {
+            Ok(key) => key,
+            Err(e) => {
+                self.error = Some(format!("Outlining {}: {e}", name.trim()));
+                return false;
+            }
+        };
+        let refs: Vec<(String, usize)> = nodes
+            .iter()
+            .filter_map(|&n| node_ref(&open.model, n))
+            .collect();
+        let Some((graph, _)) = refs.first().cloned() else {
+            return false;
+        };
+        if refs.len() != nodes.len() || refs.iter().any(|(g, _)| *g != graph) {
+            self.error = Some(format!(
+                "Outlining {key}: the selected nodes are not all in one graph"
+            ));
+            return false;
+        }
+        let edit = graft::edit::Edit::Outline {
+            graph,
+            nodes: refs.iter().map(|(_, k)| *k).collect(),
+            function: key.to_string(),
+        };
+        self.edit(&format!("Outlining {key}"), edit, |m| {
+            graft::library::call_sites(m, &key).first().copied()
         })
     }
 
     /// Sets compile-time attributes on a call (ONNX text, `alpha = 0.2`; empty: keep
     /// the call's values) and specializes it into an overload (undoable).
     pub fn specialize_call(&mut self, node: graft::ir::NodeId, attributes: &str) -> bool {
-        let attrs = if attributes.trim().is_empty() {
-            Vec::new()
-        } else {
-            match graft::text::parse_attributes(attributes) {
-                Ok(a) => a,
-                Err(e) => {
-                    self.error = Some(format!("{attributes}: {}", e.message));
-                    return false;
-                }
-            }
+        let Some(edit) = self.specialize_edit(node, attributes.trim().to_string()) else {
+            return false;
         };
-        let options = self.call_options(node);
-        self.edit("Specializing the call", |m| {
-            graft::specialize::specialize_with(m, node, &attrs, &options)
-                .map(|_| None)
-                .map_err(|e| e.to_string())
-        })
+        self.edit("Specializing the call", edit, |_| None)
     }
 
     /// Checks a value typed into the call editor for attribute `name` of `node`'s
@@ -587,35 +672,44 @@ impl Session {
                 return false;
             }
         };
-        let options = self.call_options(node);
-        self.edit("Specializing the call", |m| {
-            graft::specialize::specialize_with(m, node, &[attribute], &options)
-                .map(|_| None)
-                .map_err(|e| e.to_string())
+        let Some(open) = self.open.as_ref() else {
+            return false;
+        };
+        let text = graft::text::print_attributes(&open.model, &[attribute]);
+        let Some(edit) = self.specialize_edit(node, text) else {
+            return false;
+        };
+        self.edit("Specializing the call", edit, |_| None)
+    }
+
+    /// The edit that specializes `node` with `attributes` (ONNX text), keeping what
+    /// the call editor keeps.
+    fn specialize_edit(&self, node: NodeId, attributes: String) -> Option<graft::edit::Edit> {
+        let (graph, node) = node_ref(&self.open.as_ref()?.model, node)?;
+        let keep = self.call_keep(node_id_of(self, &graph, node)?);
+        Some(graft::edit::Edit::Specialize {
+            graph,
+            node,
+            attributes,
+            keep,
         })
     }
 
     /// The call editor's options: besides the kept functions, the call's generic stays
     /// (the editor binds it again on the next change), even when this was its last
     /// call.
-    fn call_options(&self, node: graft::ir::NodeId) -> graft::specialize::SpecializeOptions {
-        let mut options = self.specialize_options(None);
+    fn call_keep(&self, node: NodeId) -> Vec<String> {
+        let mut keep = self.kept_keys();
         if let Some(open) = self.open.as_ref()
             && let Some(f) = generic_of(&open.model, node)
         {
-            options.keep.push(open.model.function(f).key());
+            keep.push(open.model.function(f).key().to_string());
         }
-        options
+        keep
     }
 
-    fn specialize_options(
-        &self,
-        only: Option<graft::ir::FunctionKey>,
-    ) -> graft::specialize::SpecializeOptions {
-        graft::specialize::SpecializeOptions {
-            keep: self.kept.iter().cloned().collect(),
-            only,
-        }
+    fn kept_keys(&self) -> Vec<String> {
+        self.kept.iter().map(ToString::to_string).collect()
     }
 
     /// Specializes every call of the `index`-th function whose attributes are all
@@ -624,12 +718,11 @@ impl Session {
         let Some(key) = self.function_key(index) else {
             return false;
         };
-        let options = self.specialize_options(Some(key.clone()));
-        self.edit(&format!("Specializing the calls of {key}"), |m| {
-            graft::specialize::specialize_all_with(m, &options)
-                .map(|_| None)
-                .map_err(|e| e.to_string())
-        })
+        let edit = graft::edit::Edit::SpecializeAll {
+            function: key.to_string(),
+            keep: self.kept_keys(),
+        };
+        self.edit(&format!("Specializing the calls of {key}"), edit, |_| None)
     }
 
     /// Whether the `index`-th function stays in the library when no call is left.
@@ -651,11 +744,15 @@ impl Session {
 
     /// Points a call at another existing overload of its function (undoable).
     pub fn use_overload(&mut self, node: graft::ir::NodeId, overload: &str) -> bool {
-        self.edit("Choosing the overload", |m| {
-            graft::specialize::use_overload(m, node, overload)
-                .map(|()| None)
-                .map_err(|e| e.to_string())
-        })
+        let Some((graph, node)) = self.open.as_ref().and_then(|o| node_ref(&o.model, node)) else {
+            return false;
+        };
+        let edit = graft::edit::Edit::UseOverload {
+            graph,
+            node,
+            overload: overload.to_string(),
+        };
+        self.edit("Choosing the overload", edit, |_| None)
     }
 
     /// Replaces a standard-op node by its function body (undoable).
@@ -667,11 +764,11 @@ impl Session {
         else {
             return false;
         };
-        self.edit(&format!("Expanding {op}"), |m| {
-            graft::library::expand_standard(m, node)
-                .map(|_| None)
-                .map_err(|e| e.to_string())
-        })
+        let Some((graph, node)) = self.open.as_ref().and_then(|o| node_ref(&o.model, node)) else {
+            return false;
+        };
+        let edit = graft::edit::Edit::ExpandStandard { graph, node };
+        self.edit(&format!("Expanding {op}"), edit, |_| None)
     }
 
     fn function_key(&self, index: usize) -> Option<graft::ir::FunctionKey> {
@@ -684,11 +781,10 @@ impl Session {
         let Some(key) = self.function_key(index) else {
             return false;
         };
-        self.edit(&format!("Inlining the calls of {key}"), |m| {
-            graft::library::inline_calls(m, &graft::library::Which::Key(key.clone()))
-                .map(|_| None)
-                .map_err(|e| e.to_string())
-        })
+        let edit = graft::edit::Edit::InlineCalls {
+            function: key.to_string(),
+        };
+        self.edit(&format!("Inlining the calls of {key}"), edit, |_| None)
     }
 
     /// Deletes the `index`-th function; refused while something calls it.
@@ -696,11 +792,10 @@ impl Session {
         let Some(key) = self.function_key(index) else {
             return false;
         };
-        self.edit(&format!("Deleting {key}"), |m| {
-            graft::library::delete_function(m, &key)
-                .map(|()| None)
-                .map_err(|e| e.to_string())
-        })
+        let edit = graft::edit::Edit::DeleteFunction {
+            function: key.to_string(),
+        };
+        self.edit(&format!("Deleting {key}"), edit, |_| None)
     }
 
     /// Renames the `index`-th function to `DOMAIN.NAME`; every call follows.
@@ -708,15 +803,15 @@ impl Session {
         let Some(key) = self.function_key(index) else {
             return false;
         };
-        let Some((domain, name)) = to.trim().rsplit_once('.') else {
+        if !to.trim().contains('.') {
             self.error = Some(format!("Renaming {key}: give the new name as DOMAIN.NAME"));
             return false;
+        }
+        let edit = graft::edit::Edit::RenameFunction {
+            function: key.to_string(),
+            to: to.trim().to_string(),
         };
-        self.edit(&format!("Renaming {key}"), |m| {
-            graft::library::rename_function(m, &key, domain, name)
-                .map(|_| None)
-                .map_err(|e| e.to_string())
-        })
+        self.edit(&format!("Renaming {key}"), edit, |_| None)
     }
 
     /// The SVG elements of the graph inside `view` (layout coordinates) at `zoom`
@@ -1104,6 +1199,21 @@ fn open_edited(
     (open, items)
 }
 
+/// A node as an edit names it: its graph's path and its index there.
+fn node_ref(model: &Model, node: NodeId) -> Option<(String, usize)> {
+    let n = model.nodes.get(node)?;
+    let path = graft::edit::graph_path(model, n.graph)?;
+    let k = model.graph(n.graph).nodes.iter().position(|&x| x == node)?;
+    Some((path, k))
+}
+
+/// The node an edit's (path, index) names in the open model.
+fn node_id_of(session: &Session, path: &str, index: usize) -> Option<NodeId> {
+    let model = &session.open.as_ref()?.model;
+    let g = graft::edit::resolve_path(model, path).ok()?;
+    model.graph(g).nodes.get(index).copied()
+}
+
 /// Which file is the model: the first `.onnx` one, else the first.
 fn model_file(files: &[LoadedFile]) -> Option<usize> {
     let is_onnx = |f: &LoadedFile| f.name.to_ascii_lowercase().ends_with(".onnx");
@@ -1147,6 +1257,9 @@ pub struct AppState {
     /// The inline dialog's contents while one is set up.
     pub inline: Memo<Option<InlineView>>,
     pub can_undo: Memo<bool>,
+    pub can_redo: Memo<bool>,
+    /// The history panel's lines: the edits in force, then the undone ones.
+    pub history: Memo<(Vec<String>, Vec<String>)>,
     /// How many models have been opened (edits do not count).
     pub opened: Memo<u64>,
     /// The items selected on the canvas, the one whose properties show last.
@@ -1173,6 +1286,8 @@ impl AppState {
             work: RwSignal::new(None),
             inline: Memo::new(move |_| session.with(Session::inline_view)),
             can_undo: Memo::new(move |_| session.with(Session::can_undo)),
+            can_redo: Memo::new(move |_| session.with(Session::can_redo)),
+            history: Memo::new(move |_| session.with(Session::history)),
             opened: Memo::new(move |_| session.with(Session::opened)),
             selection: RwSignal::new(Vec::new()),
             selection_of: StoredValue::new(0),
@@ -1376,6 +1491,34 @@ impl AppState {
         self.change(|s| {
             s.undo();
         });
+    }
+
+    pub fn redo(self) {
+        self.change(|s| {
+            s.redo();
+        });
+    }
+
+    /// Undoes or redoes until `done` edits are in force (the history panel's click).
+    pub fn go_to_step(self, done: usize) {
+        self.change(|s| {
+            while s.history().0.len() > done && s.undo() {}
+            while s.history().0.len() < done && s.redo() {}
+        });
+    }
+
+    /// Downloads the edit log (`MODEL.edits.json`), which `graft apply` replays.
+    pub fn export_log(self) {
+        let (name, log) = self.session.with_untracked(|s| {
+            let base = s
+                .open()
+                .map_or("model", |o| o.name.trim_end_matches(".onnx"))
+                .to_string();
+            (format!("{base}.edits.json"), s.edit_log())
+        });
+        if let Err(e) = platform::download_text(&name, &log, "application/json") {
+            self.change(|s| s.set_error(format!("Export of {name} failed: {e}")));
+        }
     }
 
     pub fn export(self) {
@@ -1930,6 +2073,36 @@ main (float[2,3] x) => (y) {
 
         assert!(session.undo());
         assert_eq!(text(&session), before);
+    }
+
+    #[test]
+    fn edits_undo_redo_and_the_log_replays_to_the_same_model() {
+        let text = |s: &Session| graft::text::print_model(&s.open().unwrap().model);
+        let mut session = Session::default();
+        let file = example_file("functions_and_control_flow.onnx");
+        let original = graft::import(file.bytes.clone()).unwrap().model;
+        open(&mut session, vec![file]);
+        assert!(!session.can_redo());
+        assert!(session.library_rename(0, "my.Block"));
+        assert!(session.library_specialize_all(0));
+        let after = text(&session);
+        assert!(session.undo());
+        assert!(session.can_redo());
+        assert_eq!(session.history().0.len(), 1);
+        assert_eq!(session.history().1.len(), 1);
+        assert!(session.redo());
+        assert_eq!(text(&session), after);
+        assert!(!session.redo(), "nothing left to redo");
+        // A new edit after an undo drops the undone one.
+        assert!(session.undo());
+        assert!(session.library_inline_all(0));
+        assert!(!session.can_redo());
+        let (done, undone) = session.history();
+        assert_eq!(done.len(), 2, "{done:?}");
+        assert!(undone.is_empty());
+        let mut replayed = original;
+        graft::edit::replay(&mut replayed, &session.edit_log()).unwrap();
+        assert_eq!(graft::text::print_model(&replayed), text(&session));
     }
 
     #[test]

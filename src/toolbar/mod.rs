@@ -16,7 +16,7 @@ pub fn Toolbar() -> impl IntoView {
     let selected_example = move || state.example.get().unwrap_or_default();
     let no_model = move || state.summary.with(Option::is_none);
     // Auto (the system's setting), light or dark; remembered across visits.
-    platform::on_undo_key(move || state.undo());
+    platform::on_history_keys(move || state.undo(), move || state.redo());
     let theme = RwSignal::new(platform::saved_theme());
     platform::apply_theme(&theme.get_untracked());
     platform::on_system_theme_change(move || platform::apply_theme(&theme.get_untracked()));
@@ -87,11 +87,20 @@ pub fn Toolbar() -> impl IntoView {
                 <button
                     class="button"
                     data-testid="undo"
-                    title="Undo the last change: an applied inline or a library action (Ctrl+Z)"
+                    title="Undo the last edit (Ctrl+Z)"
                     disabled=move || !state.can_undo.get()
                     on:click=move |_| state.undo()
                 >
                     "Undo"
+                </button>
+                <button
+                    class="button"
+                    data-testid="redo"
+                    title="Redo the last undone edit (Ctrl+Shift+Z)"
+                    disabled=move || !state.can_redo.get()
+                    on:click=move |_| state.redo()
+                >
+                    "Redo"
                 </button>
                 <button
                     class="button button-primary"

@@ -322,6 +322,26 @@ impl Browser {
         self.cmd("DELETE", "/actions", None).map(drop)
     }
 
+    /// Presses a key chord on the page through the WebDriver actions API, as a person
+    /// would: `modifiers` held (e.g. Control `\u{E009}`, Shift `\u{E008}`), `key`
+    /// pressed and released, the modifiers released.
+    pub fn press_keys(&self, modifiers: &[&str], key: &str) -> Result<(), String> {
+        let mut actions = Vec::new();
+        for m in modifiers {
+            actions.push(json!({ "type": "keyDown", "value": m }));
+        }
+        actions.push(json!({ "type": "keyDown", "value": key }));
+        actions.push(json!({ "type": "keyUp", "value": key }));
+        for m in modifiers.iter().rev() {
+            actions.push(json!({ "type": "keyUp", "value": m }));
+        }
+        let body = json!({ "actions": [
+            { "type": "key", "id": "keyboard", "actions": actions },
+        ]});
+        self.cmd("POST", "/actions", Some(body))?;
+        self.cmd("DELETE", "/actions", None).map(drop)
+    }
+
     /// Types into an element; for `<input type=file>` the text is the absolute path of
     /// the file (several paths separated by newlines when the input is `multiple`).
     pub fn send_keys(&self, element: &Element, text: &str) -> Result<(), String> {

@@ -232,6 +232,117 @@ pub enum Edit {
     },
 }
 
+/// One line for a history panel: `Rename value a → act (main)`.
+pub fn describe(edit: &Edit) -> String {
+    let at = |g: &str| {
+        if g == "main" {
+            String::new()
+        } else {
+            format!(" in {g}")
+        }
+    };
+    match edit {
+        Edit::SetAttribute {
+            graph,
+            node,
+            attribute,
+        } => {
+            format!("Set {attribute} on node {node}{}", at(graph))
+        }
+        Edit::RemoveAttribute { graph, node, name } => {
+            format!("Remove attribute {name} of node {node}{}", at(graph))
+        }
+        Edit::RenameValue { graph, from, to } => format!("Rename {from} → {to}{}", at(graph)),
+        Edit::RenameNode { graph, node, to } => format!("Rename node {node} → {to:?}{}", at(graph)),
+        Edit::DeleteNodes {
+            graph,
+            nodes,
+            reconnect,
+        } => format!(
+            "Delete {} node{}{}{}",
+            nodes.len(),
+            if nodes.len() == 1 { "" } else { "s" },
+            if *reconnect { " (reconnected)" } else { "" },
+            at(graph)
+        ),
+        Edit::AddNode { graph, op_type, .. } => format!("Add {op_type}{}", at(graph)),
+        Edit::SetInput {
+            graph,
+            node,
+            index,
+            value,
+        } if value.is_empty() => {
+            format!("Disconnect input {index} of node {node}{}", at(graph))
+        }
+        Edit::SetInput {
+            graph,
+            node,
+            index,
+            value,
+        } => {
+            format!(
+                "Connect {value} to input {index} of node {node}{}",
+                at(graph)
+            )
+        }
+        Edit::AddInput { graph, name, .. } => format!("Add input {name}{}", at(graph)),
+        Edit::RemoveInput { graph, name } => format!("Remove input {name}{}", at(graph)),
+        Edit::AddOutput { graph, value } => format!("Add output {value}{}", at(graph)),
+        Edit::RemoveOutput { graph, name } => format!("Remove output {name}{}", at(graph)),
+        Edit::SetType { graph, name, ty } => format!("Type {name}: {ty}{}", at(graph)),
+        Edit::SetInitializer { graph, name, .. } => format!("Replace {name}{}", at(graph)),
+        Edit::Specialize {
+            graph,
+            node,
+            attributes,
+            ..
+        } if attributes.is_empty() => {
+            format!("Specialize node {node}{}", at(graph))
+        }
+        Edit::Specialize {
+            graph,
+            node,
+            attributes,
+            ..
+        } => {
+            format!("Specialize node {node} with {attributes}{}", at(graph))
+        }
+        Edit::SpecializeAll { function, .. } if function.is_empty() => {
+            "Specialize all calls".into()
+        }
+        Edit::SpecializeAll { function, .. } => format!("Specialize the calls of {function}"),
+        Edit::UseOverload {
+            graph,
+            node,
+            overload,
+        } => {
+            format!("Call overload {overload} from node {node}{}", at(graph))
+        }
+        Edit::ExpandStandard { graph, node } => format!("Expand node {node}{}", at(graph)),
+        Edit::RenameFunction { function, to } => format!("Rename {function} → {to}"),
+        Edit::DeleteFunction { function } => format!("Delete {function}"),
+        Edit::InlineModel {
+            graph, function, ..
+        } if function.is_empty() => {
+            format!("Inline a model{}", at(graph))
+        }
+        Edit::InlineModel {
+            graph, function, ..
+        } => {
+            format!("Inline a model as {function}{}", at(graph))
+        }
+        Edit::InlineCalls { function } if function.is_empty() => "Inline every call".into(),
+        Edit::InlineCalls { function } => format!("Inline the calls of {function}"),
+        Edit::Outline {
+            graph,
+            nodes,
+            function,
+        } => {
+            format!("Outline {} nodes into {function}{}", nodes.len(), at(graph))
+        }
+    }
+}
+
 /// Why an edit was refused; the model is unchanged.
 #[derive(Clone, Debug, thiserror::Error, PartialEq, Eq)]
 #[error("{0}")]
@@ -260,7 +371,7 @@ pub fn replay(model: &mut Model, json: &str) -> Result<usize, EditError> {
 }
 
 /// Undo and redo over a model's edits, without a fixed limit.
-#[derive(Default)]
+#[derive(Debug, Default)]
 pub struct History {
     done: Vec<(Edit, Undo)>,
     undone: Vec<Edit>,
