@@ -57,6 +57,9 @@
 
 mod shapes;
 mod types;
+mod update;
+
+pub use update::Updated;
 
 use crate::diag::{Diagnostic, Location, Severity};
 use crate::hash::FxMap;
@@ -120,13 +123,23 @@ impl Ty {
     }
 }
 
-/// What inference found.
+/// What inference found, and what [`Inferred::update`] needs to re-infer after an edit.
 #[derive(Clone, Debug, Default)]
 pub struct Inferred {
     types: Vec<Option<Ty>>,
+    /// Small constants by value.
+    consts: FxMap<ValueId, Vec<D>>,
     symbols: Vec<String>,
+    /// Symbol ids by name, so that an update interns the same names to the same ids.
+    sym_ids: FxMap<String, u32>,
     /// Contradictions found (warnings; see the module documentation).
     pub diagnostics: Vec<Diagnostic>,
+    /// The value each diagnostic is about, in the order of `diagnostics`.
+    diag_values: Vec<ValueId>,
+    /// Nodes that were calls of model-local functions.
+    calls: FxMap<NodeId, ()>,
+    /// How many model-local functions the model had.
+    functions: usize,
 }
 
 /// How much inference knows about a model's values.
@@ -199,13 +212,9 @@ impl Inferred {
 
 /// Infers the type of every value of `model`.
 pub fn infer(model: &Model) -> Inferred {
-    let mut e = Engine::new(model);
+    let mut e = Engine::new(model, Inferred::default());
     e.run();
-    Inferred {
-        types: e.types,
-        symbols: e.symbols,
-        diagnostics: e.diagnostics,
-    }
+    e.finish()
 }
 
 /// Writes inferred types into `model` as onnx.shape_inference does: a `value_info`
@@ -315,7 +324,11 @@ pub(crate) struct Engine<'m> {
     symbols: Vec<String>,
     sym_ids: FxMap<String, u32>,
     diagnostics: Vec<Diagnostic>,
+    diag_values: Vec<ValueId>,
     reported: FxMap<(ValueId, &'static str), ()>,
+    calls: FxMap<NodeId, ()>,
+    /// Nodes inferred by this engine (a call's body nodes included).
+    nodes_run: usize,
     functions: FxMap<(&'m str, &'m str, &'m str), FunctionId>,
     /// Functions whose body is being inferred (a recursive call is unknown).
     active: Vec<FunctionId>,
@@ -326,7 +339,8 @@ pub(crate) struct Engine<'m> {
 }
 
 impl<'m> Engine<'m> {
-    fn new(model: &'m Model) -> Self {
+    /// An engine for `model` that starts from the state `from` (empty for a fresh run).
+    fn new(model: &'m Model, from: Inferred) -> Self {
         let mut stated = vec![None; model.values.len()];
         for (_, graph) in model.graphs.iter() {
             for info in graph
@@ -355,20 +369,45 @@ impl<'m> Engine<'m> {
                 f,
             );
         }
+        let mut types = from.types;
+        types.resize(model.values.len(), None);
+        let reported = from
+            .diag_values
+            .iter()
+            .zip(&from.diagnostics)
+            .map(|(&v, d)| ((v, d.code), ()))
+            .collect();
         Engine {
             model,
-            types: vec![None; model.values.len()],
-            consts: FxMap::default(),
+            types,
+            consts: from.consts,
             stated,
-            symbols: Vec::new(),
-            sym_ids: FxMap::default(),
-            diagnostics: Vec::new(),
-            reported: FxMap::default(),
+            symbols: from.symbols,
+            sym_ids: from.sym_ids,
+            diagnostics: from.diagnostics,
+            diag_values: from.diag_values,
+            reported,
+            calls: from.calls,
+            nodes_run: 0,
             functions,
             active: Vec::new(),
             fn_types: FxMap::default(),
             called: vec![false; model.function_arena.len()],
             visited: vec![false; model.graphs.len()],
+        }
+    }
+
+    /// The state as an [`Inferred`].
+    fn finish(self) -> Inferred {
+        Inferred {
+            types: self.types,
+            consts: self.consts,
+            symbols: self.symbols,
+            sym_ids: self.sym_ids,
+            diagnostics: self.diagnostics,
+            diag_values: self.diag_values,
+            calls: self.calls,
+            functions: self.model.functions.len(),
         }
     }
 
@@ -560,6 +599,7 @@ impl<'m> Engine<'m> {
         };
         self.diagnostics
             .push(Diagnostic::at(model, Severity::Warning, code, msg, at));
+        self.diag_values.push(v);
     }
 
     pub(crate) fn report_node(&mut self, node: NodeId, code: &'static str, msg: String) {
@@ -581,6 +621,18 @@ impl<'m> Engine<'m> {
         if let Some(slot) = self.visited.get_mut(g.index()) {
             *slot = true;
         }
+        self.run_sources(g);
+        for &n in &graph.nodes {
+            self.node(n, ctx);
+        }
+    }
+
+    /// Types (and small constants) of a graph's initializers.
+    fn run_sources(&mut self, g: GraphId) {
+        let model = self.model;
+        let Some(graph) = model.graphs.get(g) else {
+            return;
+        };
         for init in &graph.initializers {
             let Some(v) = init.value else { continue };
             let t = &init.tensor;
@@ -626,12 +678,10 @@ impl<'m> Engine<'m> {
             };
             self.set(v, Some(Ty::Other(t)), None);
         }
-        for &n in &graph.nodes {
-            self.node(n, ctx);
-        }
     }
 
     fn node(&mut self, n: NodeId, ctx: &Ctx) {
+        self.nodes_run += 1;
         let model = self.model;
         let Some(node) = model.nodes.get(n) else {
             return;
@@ -640,6 +690,7 @@ impl<'m> Engine<'m> {
         if !self.functions.is_empty()
             && let Some(&f) = self.functions.get(&key)
         {
+            self.calls.insert(n, ());
             self.call(n, node, f, ctx);
             return;
         }
