@@ -902,6 +902,50 @@ mod incremental {
     }
 
     #[test]
+    fn an_edited_initializer_reaches_its_consumers_unnamed() {
+        let text = format!(
+            "{H18} g (float[2,6] x) => (z) <int64[2] s = {{3, 4}}, float[6] w = {{1, 2, 3, 4, 5, 6}}> {{
+                y = Reshape(x, s)
+                z = Relu(y)
+                v = Add(x, w)
+            }}"
+        );
+        let (m, inferred, updated) = check_edit(&text, "shape initializer", |m| {
+            let s = value(m, "s");
+            let g = m.graph.unwrap();
+            let init = m.graphs[g]
+                .initializers
+                .iter_mut()
+                .find(|i| i.value == Some(s))
+                .unwrap();
+            init.tensor.raw_data = None;
+            init.tensor.segment = None;
+            init.tensor.int64_data = vec![4, 3];
+            Vec::new()
+        });
+        assert_eq!(ty(&m, &inferred, "z"), "float[4,3]");
+        // y and z; not v.
+        assert_eq!(
+            updated,
+            Updated {
+                nodes: 2,
+                full: false
+            }
+        );
+        check_edit(&text, "float initializer", |m| {
+            let w = value(m, "w");
+            let g = m.graph.unwrap();
+            let init = m.graphs[g]
+                .initializers
+                .iter_mut()
+                .find(|i| i.value == Some(w))
+                .unwrap();
+            init.tensor.dims = vec![1, 6];
+            Vec::new()
+        });
+    }
+
+    #[test]
     fn loops_and_scans_follow_their_inputs() {
         let text = format!(
             "{H18} g (int64 n, bool c, float[2,3] v, float[5,2] xs) => (o, so) {{

@@ -629,12 +629,20 @@ impl<'m> Engine<'m> {
 
     /// Types (and small constants) of a graph's initializers.
     fn run_sources(&mut self, g: GraphId) {
+        self.run_sources_of(g, |_| true);
+    }
+
+    /// Types (and small constants) of the initializers of `g` that `of` selects.
+    fn run_sources_of(&mut self, g: GraphId, of: impl Fn(ValueId) -> bool) {
         let model = self.model;
         let Some(graph) = model.graphs.get(g) else {
             return;
         };
         for init in &graph.initializers {
             let Some(v) = init.value else { continue };
+            if !of(v) {
+                continue;
+            }
             let t = &init.tensor;
             // An input with a default keeps the input's stated type.
             if self.types.get(v.index()).is_some_and(Option::is_some) {
@@ -651,6 +659,9 @@ impl<'m> Engine<'m> {
         }
         for init in &graph.sparse_initializers {
             let Some(v) = init.value else { continue };
+            if !of(v) {
+                continue;
+            }
             if self.types.get(v.index()).is_some_and(Option::is_some) {
                 continue;
             }

@@ -118,11 +118,12 @@ fn incremental(
     let mut k = 0;
     let old = u.old_diagnostics;
     let cleared = &u.cleared;
+    let is_cleared = |v: ValueId| cleared.get(v.index()).copied().unwrap_or(false);
     let values = std::mem::take(&mut e.diag_values);
     let mut kept_values = Vec::with_capacity(values.len());
     e.diagnostics.retain(|_| {
         let v = values[k];
-        let keep = k >= old || !cleared.contains_key(&v);
+        let keep = k >= old || !is_cleared(v);
         if keep {
             kept_values.push(v);
         }
@@ -140,7 +141,7 @@ struct Update {
     /// Nodes named as changed (or owners of a subgraph whose outputs changed).
     changed: Vec<bool>,
     /// Values recomputed in this update: their earlier diagnostics go.
-    cleared: FxMap<ValueId, ()>,
+    cleared: Vec<bool>,
     old_diagnostics: usize,
     /// Nesting depth of every graph (main graph 0).
     depth: Vec<u32>,
@@ -156,7 +157,7 @@ impl Update {
         Update {
             dirty: vec![false; model.values.len()],
             changed: vec![false; model.nodes.len()],
-            cleared: FxMap::default(),
+            cleared: vec![false; model.values.len()],
             old_diagnostics: 0,
             depth,
         }
@@ -222,7 +223,10 @@ impl Update {
     }
 
     fn clear(&mut self, e: &mut Engine, v: ValueId) {
-        if self.cleared.insert(v, ()).is_none() {
+        let Some(c) = self.cleared.get_mut(v.index()) else {
+            return;
+        };
+        if !std::mem::replace(c, true) && !e.reported.is_empty() {
             for (code, _) in super::CODES {
                 e.reported.remove(&(v, *code));
             }
@@ -230,25 +234,58 @@ impl Update {
     }
 
     /// Derives a top graph's inputs and initializers again, as a fresh run does; marks
-    /// those that changed. Returns whether any did.
+    /// those that changed. Returns whether any did. An initializer that is no input and
+    /// has no stated type is only compared (element type, dimensions, constant): the
+    /// common case, and thousands of them in large models.
     fn refresh_sources(&mut self, e: &mut Engine, g: GraphId) -> bool {
         let model = e.model;
         let graph = &model.graphs[g];
-        let sources: Vec<ValueId> = graph
+        let mut again: FxMap<ValueId, ()> = graph
             .inputs
             .iter()
             .filter_map(|i| i.value)
-            .chain(graph.initializers.iter().filter_map(|i| i.value))
             .chain(graph.sparse_initializers.iter().filter_map(|i| i.value))
+            .map(|v| (v, ()))
             .collect();
-        let mut before = Vec::with_capacity(sources.len());
-        for &v in &sources {
+        for init in &graph.initializers {
+            let Some(v) = init.value else { continue };
+            if again.contains_key(&v) {
+                continue;
+            }
+            let t = &init.tensor;
+            let stated = e.stated.get(v.index()).copied().flatten().is_some();
+            let same = !stated
+                && match e.types.get(v.index()) {
+                    Some(Some(Ty::Tensor {
+                        elem,
+                        shape: Some(s),
+                    })) => {
+                        *elem == t.data_type()
+                            && s.len() == t.dims.len()
+                            && s.iter().zip(&t.dims).all(|(&a, &b)| a == D::Val(b))
+                    }
+                    _ => false,
+                }
+                && e.consts.get(&v) == super::shapes::tensor_consts(t).as_ref();
+            if !same {
+                again.insert(v, ());
+            }
+        }
+        if again.is_empty() {
+            return false;
+        }
+        let mut before = Vec::with_capacity(again.len());
+        for &v in again.keys() {
             self.clear(e, v);
             let t = e.types.get_mut(v.index()).and_then(Option::take);
             before.push((v, t, e.consts.remove(&v)));
         }
-        e.graph_inputs_stated(g);
-        e.run_sources(g);
+        for info in &graph.inputs {
+            if let Some(v) = info.value {
+                e.set(v, None, None);
+            }
+        }
+        e.run_sources_of(g, |v| again.contains_key(&v));
         self.mark(e, before)
     }
 
