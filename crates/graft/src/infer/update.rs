@@ -367,7 +367,7 @@ impl Update {
         let mut before = Vec::with_capacity(node.outputs.len());
         for &v in node.outputs.iter().flatten() {
             self.clear(e, v);
-            let t = e.types.get(v.index()).cloned().flatten();
+            let t = e.types.get_mut(v.index()).and_then(Option::take);
             before.push((v, t, e.consts.remove(&v)));
         }
         // The subgraphs start from nothing, as in a fresh run.
