@@ -978,28 +978,26 @@ mod incremental {
 
     #[test]
     fn what_update_cannot_bound_falls_back_to_a_full_run() {
-        let text = format!(
-            "<ir_version: 8, opset_import: [\"\" : 18, \"local\" : 1]>
-            g (float[N,3] x) => (z) {{
+        let text = "<ir_version: 8, opset_import: [\"\" : 18, \"local\" : 1]>
+            g (float[N,3] x) => (z) {
                 y = Transpose <perm = [1, 0]> (x)
                 z = local.F(y)
-            }}
+            }
             <domain: \"local\", opset_import: [\"\" : 18]>
-            F (a) => (b) {{ b = Relu(a) }}"
-        );
-        let (.., updated) = check_edit(&text, "call input", |m| {
+            F (a) => (b) { b = Relu(a) }";
+        let (.., updated) = check_edit(text, "call input", |m| {
             let n = producer(m, "y");
             set_attr(m, n, "perm", AttrValue::Ints(vec![0, 1]));
             vec![n]
         });
         assert!(updated.full);
-        let (.., updated) = check_edit(&text, "function body", |m| {
+        let (.., updated) = check_edit(text, "function body", |m| {
             let n = producer(m, "b");
             m.nodes[n].op_type = Some("Transpose".to_string());
             vec![n]
         });
         assert!(updated.full);
-        let (.., updated) = check_edit(&text, "removed node", |m| {
+        let (.., updated) = check_edit(text, "removed node", |m| {
             let n = producer(m, "y");
             let g = m.graph.unwrap();
             m.graphs[g].nodes.retain(|&k| k != n);

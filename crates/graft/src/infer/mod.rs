@@ -54,6 +54,12 @@
 //! - Inference is one pass in node order (the checker requires topological order;
 //!   a value used before it is defined is unknown there). Values are keyed by
 //!   [`ValueId`]; symbolic dimension names are interned once.
+//! - **Incremental**: [`Inferred`] keeps the engine's state (types, small constants,
+//!   the symbol table, diagnostics with their values), and [`Inferred::update`]
+//!   re-infers after an edit of a few nodes, recomputing only the affected cone and
+//!   falling back to a full run when it cannot bound it (`update.rs` documents the
+//!   rules). In a graph that is not in topological order a value read before its
+//!   definition keeps its last type in an update where a full run has none.
 
 mod shapes;
 mod types;
@@ -257,14 +263,18 @@ pub fn apply(model: &mut Model, inferred: &Inferred) -> usize {
             }
         }
         model.graphs[g].outputs = outputs;
-        let mut added = Vec::new();
+        // Entries go straight into the graph's list (no second list of 50k entries to
+        // copy over on large models).
+        let mut value_info = std::mem::take(&mut model.graphs[g].value_info);
+        let before = value_info.len();
+        value_info.reserve(model.graphs[g].nodes.len());
         for &n in &model.graphs[g].nodes {
             for v in model.nodes[n].outputs.iter().flatten() {
                 if stated.get(v.index()).copied().unwrap_or(true) || is_output.contains_key(v) {
                     continue;
                 }
                 if let Some(t) = inferred.get(*v) {
-                    added.push(ValueInfo {
+                    value_info.push(ValueInfo {
                         value: Some(*v),
                         ty: Some(t),
                         ..ValueInfo::default()
@@ -275,8 +285,8 @@ pub fn apply(model: &mut Model, inferred: &Inferred) -> usize {
                 }
             }
         }
-        written += added.len();
-        model.graphs[g].value_info.extend(added);
+        written += value_info.len() - before;
+        model.graphs[g].value_info = value_info;
     }
     written
 }
