@@ -13,10 +13,10 @@
 //!   run does. A changed node inside a subgraph is walked in that subgraph first
 //!   (deepest graphs first); when one of the subgraph's outputs becomes dirty, the
 //!   owning node counts as changed in the parent graph, and so on up.
-//! - **Sources.** The inputs and initializers of the main graph and of the training
-//!   graphs are derived again on every update (cheap, and it makes a change of a graph
-//!   input's stated type take effect without naming its consumers); those that change
-//!   are dirty. A changed stated type of a node output (its `value_info` or graph
+//! - **Sources.** The main graph's inputs are derived again on every update, and its
+//!   initializers compared with their derived types (element type, dimensions, small
+//!   constant): a change of a graph input's stated type or of an initializer takes
+//!   effect without naming its consumers; the sources that change are dirty. A changed stated type of a node output (its `value_info` or graph
 //!   output entry) counts as a change of the node that produces it: name that node.
 //! - **Diagnostics** located at a recomputed value (a node's outputs, the values of a
 //!   recomputed node's subgraphs, the sources) are dropped and the new ones appended:
@@ -25,10 +25,13 @@
 //!   that does not exist or is in no graph's node list (a removed node), a node in a
 //!   function body, a call of a model-local function among the changed or recomputed
 //!   nodes (function bodies are inferred per call and merged over calls), a model with
-//!   another number of local functions or fewer values than before, or diagnostics
-//!   edited by the caller. Removing nodes is not an edit `update` handles: it falls
-//!   back when the removed node is named, and otherwise the values the removed node
-//!   defined keep their last types, so call [`infer`] after removals.
+//!   another number of local functions or fewer values than before, a model with
+//!   training graphs (they may read the main graph's values; rare enough to keep
+//!   simple), or diagnostics edited by the caller.
+//! - **Removals** are not edits `update` handles: it falls back when a removed node is
+//!   named, but a value that lost its producer (a removed node's outputs, an output
+//!   dropped from a node's list) keeps its last type where a fresh run has none. Call
+//!   [`infer`] after removals.
 //! - Symbols keep their ids across updates (the interning map is kept).
 
 use super::{Ctx, D, Engine, Inferred, Ty, in_function, infer};
@@ -99,6 +102,7 @@ fn incremental(
     if model.values.len() < state.types.len()
         || state.diag_values.len() != state.diagnostics.len()
         || state.functions != model.functions.len()
+        || !model.training_info.is_empty()
     {
         return Err(Fallback);
     }
@@ -178,14 +182,10 @@ impl Update {
                 .or_insert(usize::MAX);
             *slot = (*slot).min(pos);
         };
-        let mut tops: Vec<GraphId> = model.graph.into_iter().collect();
-        for t in &model.training_info {
-            tops.extend([t.initialization, t.algorithm].into_iter().flatten());
-        }
-        for &g in &tops {
-            if self.refresh_sources(e, g) {
-                seed(&mut walks, self.depth(g), g, 0);
-            }
+        if let Some(g) = model.graph
+            && self.refresh_sources(e, g)
+        {
+            seed(&mut walks, self.depth(g), g, 0);
         }
         for &n in changed {
             let g = model.nodes[n].graph;
@@ -233,7 +233,7 @@ impl Update {
         }
     }
 
-    /// Derives a top graph's inputs and initializers again, as a fresh run does; marks
+    /// Derives the main graph's inputs and initializers again, as a fresh run does; marks
     /// those that changed. Returns whether any did. An initializer that is no input and
     /// has no stated type is only compared (element type, dimensions, constant): the
     /// common case, and thousands of them in large models.
