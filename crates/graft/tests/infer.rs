@@ -879,6 +879,26 @@ mod incremental {
     }
 
     #[test]
+    fn several_changed_nodes_in_one_update() {
+        let (.., updated) = check_edit(&branches(), "branch and outer", |m| {
+            let inner = producer(m, "a0");
+            set_attr(m, inner, "perm", AttrValue::Ints(vec![0, 1]));
+            let outer = producer(m, "q");
+            m.nodes[outer].op_type = Some("Shape".to_string());
+            vec![outer, inner, outer]
+        });
+        assert!(!updated.full);
+        let (.., updated) = check_edit(&chain(), "two in the chain", |m| {
+            let t = producer(m, "t");
+            set_attr(m, t, "perm", AttrValue::Ints(vec![1, 0, 2]));
+            let u = producer(m, "u");
+            m.nodes[u].op_type = Some("Shape".to_string());
+            vec![u, t]
+        });
+        assert!(!updated.full);
+    }
+
+    #[test]
     fn a_changed_input_shape_reaches_its_consumers() {
         let (m, inferred, _) = check_edit(&chain(), "x stated", |m| {
             let x = value(m, "x");

@@ -187,13 +187,30 @@ impl Update {
         {
             seed(&mut walks, self.depth(g), g, 0);
         }
+        // One pass over each graph with changed nodes finds where its walk starts and
+        // that every named node is still in the graph's list.
+        let mut named: FxMap<GraphId, usize> = FxMap::default();
         for &n in changed {
-            let g = model.nodes[n].graph;
-            let pos = position(model, g, n).ok_or(Fallback)?;
-            if let Some(c) = self.changed.get_mut(n.index()) {
-                *c = true;
+            if let Some(c) = self.changed.get_mut(n.index())
+                && !std::mem::replace(c, true)
+            {
+                *named.entry(model.nodes[n].graph).or_insert(0) += 1;
             }
-            seed(&mut walks, self.depth(g), g, pos);
+        }
+        for (g, count) in named {
+            let nodes = &model.graphs[g].nodes;
+            let mut first = None;
+            let mut found = 0;
+            for (i, m) in nodes.iter().enumerate() {
+                if self.changed.get(m.index()).copied().unwrap_or(false) {
+                    first.get_or_insert(i);
+                    found += 1;
+                }
+            }
+            match first {
+                Some(pos) if found >= count => seed(&mut walks, self.depth(g), g, pos),
+                _ => return Err(Fallback),
+            }
         }
         while let Some(((_, g), pos)) = walks.pop_first() {
             self.walk(e, g, pos)?;
