@@ -763,9 +763,14 @@ fn infer(path: &Path, output: &Path) -> Result<ExitCode, Failure> {
     let t0 = std::time::Instant::now();
     let mut model = open_any(path)?;
     let t1 = std::time::Instant::now();
-    let inferred = graft::infer::infer(&model);
+    let mut inferred = graft::infer::infer(&model);
     let t2 = std::time::Instant::now();
     let written = graft::infer::apply(&mut model, &inferred);
+    // What is printed is taken out and the rest freed before writing: the export then
+    // reuses that memory instead of faulting in fresh pages.
+    let diagnostics = std::mem::take(&mut inferred.diagnostics);
+    let c = inferred.counts();
+    drop(inferred);
     let t3 = std::time::Instant::now();
     write_any(&model, output)?;
     if timings {
@@ -778,17 +783,16 @@ fn infer(path: &Path, output: &Path) -> Result<ExitCode, Failure> {
             ms(t3, std::time::Instant::now())
         );
     }
-    for d in &inferred.diagnostics {
+    for d in &diagnostics {
         println!("{d}");
     }
-    let c = inferred.counts();
     println!(
         "{} values: {} typed, {} with a shape, {} unknown; {written} value_info written, {} warnings",
         c.values,
         c.typed,
         c.shaped,
         c.unknown,
-        inferred.diagnostics.len()
+        diagnostics.len()
     );
     std::mem::forget(model);
     Ok(ExitCode::SUCCESS)

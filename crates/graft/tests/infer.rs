@@ -600,3 +600,547 @@ fn a_function_body_gets_what_all_its_calls_agree_on() {
         ],
     );
 }
+
+/// Incremental re-inference: after each edit, `Inferred::update` gives exactly what a
+/// fresh `infer` of the edited model gives.
+mod incremental {
+    use super::{H18, model};
+    use graft::Model;
+    use graft::infer::{Inferred, Updated, infer};
+    use graft::ir::{
+        AttrKind, AttrValue, Attribute, DimValue, Node, NodeId, Value, ValueDef, ValueId,
+    };
+
+    fn value(m: &Model, name: &str) -> ValueId {
+        m.values
+            .iter()
+            .find(|(_, v)| v.name == name)
+            .map(|(id, _)| id)
+            .unwrap_or_else(|| panic!("no value {name}"))
+    }
+
+    /// The node that defines the value `name`.
+    fn producer(m: &Model, name: &str) -> NodeId {
+        let v = value(m, name);
+        m.nodes
+            .iter()
+            .find(|(_, n)| n.outputs.contains(&Some(v)))
+            .map(|(id, _)| id)
+            .unwrap_or_else(|| panic!("no producer of {name}"))
+    }
+
+    /// The nodes that read the value `name`.
+    fn consumers(m: &Model, name: &str) -> Vec<NodeId> {
+        let v = value(m, name);
+        m.nodes
+            .iter()
+            .filter(|(_, n)| n.inputs.contains(&Some(v)))
+            .map(|(id, _)| id)
+            .collect()
+    }
+
+    fn set_attr(m: &mut Model, n: NodeId, name: &str, v: AttrValue) {
+        let node = &mut m.nodes[n];
+        match node
+            .attributes
+            .iter_mut()
+            .find(|a| a.name.as_deref() == Some(name))
+        {
+            Some(a) => a.kind = AttrKind::Value(v),
+            None => node.attributes.push(Attribute {
+                name: Some(name.to_string()),
+                doc_string: None,
+                kind: AttrKind::Value(v),
+            }),
+        }
+    }
+
+    /// Appends `output = op(inputs)` to the graph of the value `inputs[0]`.
+    fn append(m: &mut Model, op: &str, inputs: &[&str], output: &str) -> NodeId {
+        let ins: Vec<Option<ValueId>> = inputs.iter().map(|i| Some(value(m, i))).collect();
+        let g = m.values[value(m, inputs[0])].graph;
+        let out = m.values.push(Value {
+            name: output.to_string(),
+            graph: g,
+            def: ValueDef::Input,
+        });
+        let n = m.nodes.push(Node {
+            graph: g,
+            op_type: Some(op.to_string()),
+            domain: None,
+            overload: None,
+            name: None,
+            inputs: ins,
+            outputs: vec![Some(out)],
+            attributes: Vec::new(),
+            doc_string: None,
+            metadata_props: Vec::new(),
+            device_configurations: Vec::new(),
+        });
+        m.values[out].def = ValueDef::Node(n);
+        m.graphs[g].nodes.push(n);
+        n
+    }
+
+    /// Every value's type (`?` when unknown) and the diagnostics, sorted.
+    fn snapshot(m: &Model, inferred: &Inferred) -> (Vec<String>, Vec<String>) {
+        let types = m
+            .values
+            .iter()
+            .map(|(id, v)| {
+                let t = inferred.get(id).map_or("?".to_string(), |t| t.to_string());
+                format!("{} {}: {t}", id.index(), v.name)
+            })
+            .collect();
+        let mut diags: Vec<String> = inferred.diagnostics.iter().map(|d| d.to_string()).collect();
+        diags.sort();
+        (types, diags)
+    }
+
+    #[track_caller]
+    fn same_as_fresh(m: &Model, updated: &Inferred, what: &str) {
+        let fresh = infer(m);
+        let (ft, fd) = snapshot(m, &fresh);
+        let (ut, ud) = snapshot(m, updated);
+        for (f, u) in ft.iter().zip(&ut) {
+            assert_eq!(u, f, "{what}: updated vs fresh");
+        }
+        assert_eq!(ut.len(), ft.len(), "{what}");
+        assert_eq!(ud, fd, "{what}: diagnostics");
+    }
+
+    /// Applies `edit` (which returns the changed nodes), updates, and compares with a
+    /// fresh inference; returns the model and the updated result.
+    #[track_caller]
+    fn check_edit(
+        text: &str,
+        what: &str,
+        edit: impl FnOnce(&mut Model) -> Vec<NodeId>,
+    ) -> (Model, Inferred, Updated) {
+        let mut m = model(text);
+        let mut inferred = infer(&m);
+        let changed = edit(&mut m);
+        let updated = inferred.update(&m, &changed);
+        same_as_fresh(&m, &inferred, what);
+        (m, inferred, updated)
+    }
+
+    fn ty(m: &Model, inferred: &Inferred, name: &str) -> String {
+        inferred
+            .get(value(m, name))
+            .map_or("?".to_string(), |t| t.to_string())
+    }
+
+    fn chain() -> String {
+        format!(
+            "{H18} g (float[N,3,4] x) => (z) <float[N,4,3] k> {{
+                t = Transpose <perm = [0, 2, 1]> (x)
+                s = Shape(t)
+                r = LeakyRelu <alpha = 0.1> (t)
+                k = Reshape(r, s)
+                z = Add(k, k)
+                u = Neg(x)
+            }}"
+        )
+    }
+
+    #[test]
+    fn an_attribute_change_propagates_through_shapes_and_constants() {
+        let (m, inferred, updated) = check_edit(&chain(), "perm", |m| {
+            let n = producer(m, "t");
+            set_attr(m, n, "perm", AttrValue::Ints(vec![2, 1, 0]));
+            vec![n]
+        });
+        assert_eq!(ty(&m, &inferred, "t"), "float[4,3,N]");
+        // t, s, r and k; k states its type, so z keeps its type and is not recomputed,
+        // nor is u.
+        assert_eq!(
+            updated,
+            Updated {
+                nodes: 4,
+                full: false
+            }
+        );
+        // k states [N,4,3]: the contradiction is reported now.
+        assert!(
+            inferred
+                .diagnostics
+                .iter()
+                .any(|d| d.code == "infer.shape-mismatch"),
+            "{:?}",
+            inferred.diagnostics
+        );
+        // And undoing the edit takes the diagnostic away again.
+        let mut m = m;
+        let mut inferred = inferred;
+        let n = producer(&m, "t");
+        set_attr(&mut m, n, "perm", AttrValue::Ints(vec![0, 2, 1]));
+        inferred.update(&m, &[n]);
+        same_as_fresh(&m, &inferred, "perm undone");
+        assert!(
+            inferred.diagnostics.is_empty(),
+            "{:?}",
+            inferred.diagnostics
+        );
+    }
+
+    #[test]
+    fn an_attribute_change_that_keeps_the_types_stays_local() {
+        let (m, inferred, updated) = check_edit(&chain(), "alpha", |m| {
+            let n = producer(m, "r");
+            set_attr(m, n, "alpha", AttrValue::Float(0.2));
+            vec![n]
+        });
+        assert_eq!(
+            updated,
+            Updated {
+                nodes: 1,
+                full: false
+            }
+        );
+        assert_eq!(ty(&m, &inferred, "z"), "float[N,4,3]");
+    }
+
+    #[test]
+    fn appended_nodes_get_types_one_at_a_time() {
+        let mut m = model(&chain());
+        let mut inferred = infer(&m);
+        let n = append(&mut m, "Transpose", &["z"], "w");
+        assert_eq!(
+            inferred.update(&m, &[n]),
+            Updated {
+                nodes: 1,
+                full: false
+            }
+        );
+        same_as_fresh(&m, &inferred, "append w");
+        assert_eq!(ty(&m, &inferred, "w"), "float[3,4,N]");
+        let n = append(&mut m, "MatMul", &["w", "u"], "p");
+        inferred.update(&m, &[n]);
+        same_as_fresh(&m, &inferred, "append p");
+        assert_eq!(ty(&m, &inferred, "p"), "float[3,4,4]");
+        // A broadcast error in a new node is reported, as by a fresh run.
+        let n = append(&mut m, "Add", &["w", "x"], "bad");
+        inferred.update(&m, &[n]);
+        same_as_fresh(&m, &inferred, "append bad");
+    }
+
+    fn branches() -> String {
+        format!(
+            "{H18} g (bool c, float[2,3] x) => (q) {{
+                y = If(c) <then_branch = t () => (a) {{ a0 = Transpose <perm = [1, 0]> (x) a = Relu(a0) }},
+                           else_branch = e () => (b) {{ b = Transpose <perm = [1, 0]> (x) }}>
+                q = Neg(y)
+                l = Shape(y)
+            }}"
+        )
+    }
+
+    #[test]
+    fn edits_inside_an_if_branch_reach_the_owner_and_beyond() {
+        let (m, inferred, updated) = check_edit(&branches(), "then perm", |m| {
+            let n = producer(m, "a0");
+            set_attr(m, n, "perm", AttrValue::Ints(vec![0, 1]));
+            vec![n]
+        });
+        assert_eq!(ty(&m, &inferred, "a"), "float[2,3]");
+        assert_eq!(ty(&m, &inferred, "q"), "float[?,?]");
+        // a0 and a, then y (with both branches again), q and l.
+        assert_eq!(
+            updated,
+            Updated {
+                nodes: 8,
+                full: false
+            }
+        );
+        // A change inside the branch that keeps the branch's output.
+        check_edit(&branches(), "then relu", |m| {
+            let n = producer(m, "a");
+            m.nodes[n].op_type = Some("Abs".to_string());
+            vec![n]
+        });
+        // A change of an outer value the branches capture.
+        check_edit(&branches(), "captured x", |m| {
+            let x = value(m, "x");
+            let g = m.graph.unwrap();
+            let input = m.graphs[g]
+                .inputs
+                .iter_mut()
+                .find(|i| i.value == Some(x))
+                .unwrap();
+            if let Some(graft::ir::TypeValue::Tensor(t)) =
+                input.ty.as_mut().and_then(|t| t.value.as_mut())
+                && let Some(s) = t.shape.as_mut()
+            {
+                s.dims[0].value = Some(DimValue::Value(5));
+            }
+            Vec::new()
+        });
+    }
+
+    #[test]
+    fn several_changed_nodes_in_one_update() {
+        let (.., updated) = check_edit(&branches(), "branch and outer", |m| {
+            let inner = producer(m, "a0");
+            set_attr(m, inner, "perm", AttrValue::Ints(vec![0, 1]));
+            let outer = producer(m, "q");
+            m.nodes[outer].op_type = Some("Shape".to_string());
+            vec![outer, inner, outer]
+        });
+        assert!(!updated.full);
+        let (.., updated) = check_edit(&chain(), "two in the chain", |m| {
+            let t = producer(m, "t");
+            set_attr(m, t, "perm", AttrValue::Ints(vec![1, 0, 2]));
+            let u = producer(m, "u");
+            m.nodes[u].op_type = Some("Shape".to_string());
+            vec![u, t]
+        });
+        assert!(!updated.full);
+    }
+
+    #[test]
+    fn a_changed_input_shape_reaches_its_consumers() {
+        let (m, inferred, _) = check_edit(&chain(), "x stated", |m| {
+            let x = value(m, "x");
+            let g = m.graph.unwrap();
+            let input = m.graphs[g]
+                .inputs
+                .iter_mut()
+                .find(|i| i.value == Some(x))
+                .unwrap();
+            if let Some(graft::ir::TypeValue::Tensor(t)) =
+                input.ty.as_mut().and_then(|t| t.value.as_mut())
+                && let Some(s) = t.shape.as_mut()
+            {
+                s.dims[0].value = Some(DimValue::Param("B".to_string()));
+                s.dims[2].value = Some(DimValue::Value(7));
+            }
+            consumers(m, "x")
+        });
+        assert_eq!(ty(&m, &inferred, "t"), "float[B,7,3]");
+        assert_eq!(ty(&m, &inferred, "u"), "float[B,3,7]");
+    }
+
+    #[test]
+    fn an_edited_initializer_reaches_its_consumers_unnamed() {
+        let text = format!(
+            "{H18} g (float[2,6] x) => (z) <int64[2] s = {{3, 4}}, float[6] w = {{1, 2, 3, 4, 5, 6}}> {{
+                y = Reshape(x, s)
+                z = Relu(y)
+                v = Add(x, w)
+            }}"
+        );
+        let (m, inferred, updated) = check_edit(&text, "shape initializer", |m| {
+            let s = value(m, "s");
+            let g = m.graph.unwrap();
+            let init = m.graphs[g]
+                .initializers
+                .iter_mut()
+                .find(|i| i.value == Some(s))
+                .unwrap();
+            init.tensor.raw_data = None;
+            init.tensor.segment = None;
+            init.tensor.int64_data = vec![4, 3];
+            Vec::new()
+        });
+        assert_eq!(ty(&m, &inferred, "z"), "float[4,3]");
+        // y and z; not v.
+        assert_eq!(
+            updated,
+            Updated {
+                nodes: 2,
+                full: false
+            }
+        );
+        check_edit(&text, "float initializer", |m| {
+            let w = value(m, "w");
+            let g = m.graph.unwrap();
+            let init = m.graphs[g]
+                .initializers
+                .iter_mut()
+                .find(|i| i.value == Some(w))
+                .unwrap();
+            init.tensor.dims = vec![1, 6];
+            Vec::new()
+        });
+    }
+
+    #[test]
+    fn loops_and_scans_follow_their_inputs() {
+        let text = format!(
+            "{H18} g (int64 n, bool c, float[2,3] v, float[5,2] xs) => (o, so) {{
+                v2 = Transpose <perm = [0, 1]> (v)
+                o, out = Loop(n, c, v2) <body = b (int64 i, bool ci, float vi) => (bool co, float vo, float sc) {{
+                    co = Identity(ci)
+                    vo = Relu(vi)
+                    sc = Neg(v2)
+                }}>
+                xs2 = Transpose <perm = [0, 1]> (xs)
+                so = Scan(xs2) <num_scan_inputs = 1, body = sb (float[2] el) => (float y) {{ y = Neg(el) }}>
+            }}"
+        );
+        check_edit(&text, "loop state", |m| {
+            let n = producer(m, "v2");
+            set_attr(m, n, "perm", AttrValue::Ints(vec![1, 0]));
+            vec![n]
+        });
+        check_edit(&text, "scan input", |m| {
+            let n = producer(m, "xs2");
+            set_attr(m, n, "perm", AttrValue::Ints(vec![1, 0]));
+            vec![n]
+        });
+        check_edit(&text, "loop body", |m| {
+            let n = producer(m, "sc");
+            m.nodes[n].op_type = Some("Shape".to_string());
+            vec![n]
+        });
+    }
+
+    #[test]
+    fn what_update_cannot_bound_falls_back_to_a_full_run() {
+        let text = "<ir_version: 8, opset_import: [\"\" : 18, \"local\" : 1]>
+            g (float[N,3] x) => (z) {
+                y = Transpose <perm = [1, 0]> (x)
+                z = local.F(y)
+            }
+            <domain: \"local\", opset_import: [\"\" : 18]>
+            F (a) => (b) { b = Relu(a) }";
+        let (.., updated) = check_edit(text, "call input", |m| {
+            let n = producer(m, "y");
+            set_attr(m, n, "perm", AttrValue::Ints(vec![0, 1]));
+            vec![n]
+        });
+        assert!(updated.full);
+        let (.., updated) = check_edit(text, "function body", |m| {
+            let n = producer(m, "b");
+            m.nodes[n].op_type = Some("Transpose".to_string());
+            vec![n]
+        });
+        assert!(updated.full);
+        let (.., updated) = check_edit(text, "removed node", |m| {
+            let n = producer(m, "y");
+            let g = m.graph.unwrap();
+            m.graphs[g].nodes.retain(|&k| k != n);
+            vec![n]
+        });
+        assert!(updated.full);
+    }
+
+    fn corpus() -> Option<std::path::PathBuf> {
+        let dir = std::env::var_os("GRAFT_CORPUS")
+            .map(std::path::PathBuf::from)
+            .unwrap_or_else(|| {
+                std::path::PathBuf::from(concat!(
+                    env!("CARGO_MANIFEST_DIR"),
+                    "/../../target/corpus"
+                ))
+            });
+        dir.join(".complete").exists().then_some(dir)
+    }
+
+    /// Random single-node attribute edits on the smaller corpus models and the onnx
+    /// node tests (seeded).
+    #[test]
+    fn corpus_attribute_edits_match_a_fresh_run() {
+        let Some(dir) = corpus() else {
+            eprintln!("no corpus: skipped");
+            return;
+        };
+        let mut files = Vec::new();
+        let mut stack = vec![dir.join("real"), dir.join("generated"), dir.join("node")];
+        while let Some(d) = stack.pop() {
+            let Ok(entries) = std::fs::read_dir(&d) else {
+                continue;
+            };
+            for e in entries.flatten() {
+                let p = e.path();
+                if p.is_dir() {
+                    stack.push(p);
+                } else if p.extension().is_some_and(|x| x == "onnx")
+                    && e.metadata().is_ok_and(|md| md.len() < 3_000_000)
+                {
+                    files.push(p);
+                }
+            }
+        }
+        files.sort();
+        let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        let (mut edits, mut incremental) = (0, 0);
+        for path in &files {
+            let Ok(bytes) = std::fs::read(path) else {
+                continue;
+            };
+            let Ok(imported) = graft::import(bytes.into()) else {
+                continue;
+            };
+            let mut m = imported.model;
+            let mut inferred = infer(&m);
+            // Nodes with an integer attribute.
+            let candidates: Vec<NodeId> = m
+                .nodes
+                .iter()
+                .filter(|(_, n)| {
+                    n.attributes.iter().any(|a| {
+                        matches!(
+                            a.kind,
+                            AttrKind::Value(AttrValue::Int(_) | AttrValue::Ints(_))
+                        )
+                    })
+                })
+                .map(|(id, _)| id)
+                .collect();
+            if candidates.is_empty() {
+                continue;
+            }
+            for _ in 0..4 {
+                let n = candidates[(next() % candidates.len() as u64) as usize];
+                let r = next();
+                for a in &mut m.nodes[n].attributes {
+                    match &mut a.kind {
+                        AttrKind::Value(AttrValue::Int(i)) => {
+                            *i = if r % 2 == 0 {
+                                i.wrapping_add(1)
+                            } else {
+                                i.wrapping_sub(1)
+                            };
+                            break;
+                        }
+                        AttrKind::Value(AttrValue::Ints(v)) if !v.is_empty() => {
+                            if r % 2 == 0 {
+                                v.reverse();
+                            } else {
+                                v[0] = v[0].wrapping_add(1);
+                            }
+                            break;
+                        }
+                        _ => {}
+                    }
+                }
+                let updated = inferred.update(&m, &[n]);
+                same_as_fresh(
+                    &m,
+                    &inferred,
+                    &format!("{}: node {}", path.display(), n.index()),
+                );
+                edits += 1;
+                if !updated.full {
+                    incremental += 1;
+                }
+            }
+        }
+        eprintln!(
+            "{edits} edits over {} models, {incremental} incremental",
+            files.len()
+        );
+        assert!(
+            edits == 0 || incremental > 0,
+            "every edit fell back to a full run"
+        );
+    }
+}

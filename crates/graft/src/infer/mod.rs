@@ -54,9 +54,18 @@
 //! - Inference is one pass in node order (the checker requires topological order;
 //!   a value used before it is defined is unknown there). Values are keyed by
 //!   [`ValueId`]; symbolic dimension names are interned once.
+//! - **Incremental**: [`Inferred`] keeps the engine's state (types, small constants,
+//!   the symbol table, diagnostics with their values), and [`Inferred::update`]
+//!   re-infers after an edit of a few nodes, recomputing only the affected cone and
+//!   falling back to a full run when it cannot bound it (`update.rs` documents the
+//!   rules). In a graph that is not in topological order a value read before its
+//!   definition keeps its last type in an update where a full run has none.
 
 mod shapes;
 mod types;
+mod update;
+
+pub use update::Updated;
 
 use crate::diag::{Diagnostic, Location, Severity};
 use crate::hash::FxMap;
@@ -120,13 +129,23 @@ impl Ty {
     }
 }
 
-/// What inference found.
+/// What inference found, and what [`Inferred::update`] needs to re-infer after an edit.
 #[derive(Clone, Debug, Default)]
 pub struct Inferred {
     types: Vec<Option<Ty>>,
+    /// Small constants by value.
+    consts: FxMap<ValueId, Vec<D>>,
     symbols: Vec<String>,
+    /// Symbol ids by name, so that an update interns the same names to the same ids.
+    sym_ids: FxMap<String, u32>,
     /// Contradictions found (warnings; see the module documentation).
     pub diagnostics: Vec<Diagnostic>,
+    /// The value each diagnostic is about, in the order of `diagnostics`.
+    diag_values: Vec<ValueId>,
+    /// Nodes that were calls of model-local functions.
+    calls: FxMap<NodeId, ()>,
+    /// How many model-local functions the model had.
+    functions: usize,
 }
 
 /// How much inference knows about a model's values.
@@ -199,13 +218,9 @@ impl Inferred {
 
 /// Infers the type of every value of `model`.
 pub fn infer(model: &Model) -> Inferred {
-    let mut e = Engine::new(model);
+    let mut e = Engine::new(model, Inferred::default());
     e.run();
-    Inferred {
-        types: e.types,
-        symbols: e.symbols,
-        diagnostics: e.diagnostics,
-    }
+    e.finish()
 }
 
 /// Writes inferred types into `model` as onnx.shape_inference does: a `value_info`
@@ -248,14 +263,18 @@ pub fn apply(model: &mut Model, inferred: &Inferred) -> usize {
             }
         }
         model.graphs[g].outputs = outputs;
-        let mut added = Vec::new();
+        // Entries go straight into the graph's list (no second list of 50k entries to
+        // copy over on large models).
+        let mut value_info = std::mem::take(&mut model.graphs[g].value_info);
+        let before = value_info.len();
+        value_info.reserve(model.graphs[g].nodes.len());
         for &n in &model.graphs[g].nodes {
             for v in model.nodes[n].outputs.iter().flatten() {
                 if stated.get(v.index()).copied().unwrap_or(true) || is_output.contains_key(v) {
                     continue;
                 }
                 if let Some(t) = inferred.get(*v) {
-                    added.push(ValueInfo {
+                    value_info.push(ValueInfo {
                         value: Some(*v),
                         ty: Some(t),
                         ..ValueInfo::default()
@@ -266,8 +285,8 @@ pub fn apply(model: &mut Model, inferred: &Inferred) -> usize {
                 }
             }
         }
-        written += added.len();
-        model.graphs[g].value_info.extend(added);
+        written += value_info.len() - before;
+        model.graphs[g].value_info = value_info;
     }
     written
 }
@@ -315,7 +334,11 @@ pub(crate) struct Engine<'m> {
     symbols: Vec<String>,
     sym_ids: FxMap<String, u32>,
     diagnostics: Vec<Diagnostic>,
+    diag_values: Vec<ValueId>,
     reported: FxMap<(ValueId, &'static str), ()>,
+    calls: FxMap<NodeId, ()>,
+    /// Nodes inferred by this engine (a call's body nodes included).
+    nodes_run: usize,
     functions: FxMap<(&'m str, &'m str, &'m str), FunctionId>,
     /// Functions whose body is being inferred (a recursive call is unknown).
     active: Vec<FunctionId>,
@@ -326,7 +349,8 @@ pub(crate) struct Engine<'m> {
 }
 
 impl<'m> Engine<'m> {
-    fn new(model: &'m Model) -> Self {
+    /// An engine for `model` that starts from the state `from` (empty for a fresh run).
+    fn new(model: &'m Model, from: Inferred) -> Self {
         let mut stated = vec![None; model.values.len()];
         for (_, graph) in model.graphs.iter() {
             for info in graph
@@ -355,20 +379,45 @@ impl<'m> Engine<'m> {
                 f,
             );
         }
+        let mut types = from.types;
+        types.resize(model.values.len(), None);
+        let reported = from
+            .diag_values
+            .iter()
+            .zip(&from.diagnostics)
+            .map(|(&v, d)| ((v, d.code), ()))
+            .collect();
         Engine {
             model,
-            types: vec![None; model.values.len()],
-            consts: FxMap::default(),
+            types,
+            consts: from.consts,
             stated,
-            symbols: Vec::new(),
-            sym_ids: FxMap::default(),
-            diagnostics: Vec::new(),
-            reported: FxMap::default(),
+            symbols: from.symbols,
+            sym_ids: from.sym_ids,
+            diagnostics: from.diagnostics,
+            diag_values: from.diag_values,
+            reported,
+            calls: from.calls,
+            nodes_run: 0,
             functions,
             active: Vec::new(),
             fn_types: FxMap::default(),
             called: vec![false; model.function_arena.len()],
             visited: vec![false; model.graphs.len()],
+        }
+    }
+
+    /// The state as an [`Inferred`].
+    fn finish(self) -> Inferred {
+        Inferred {
+            types: self.types,
+            consts: self.consts,
+            symbols: self.symbols,
+            sym_ids: self.sym_ids,
+            diagnostics: self.diagnostics,
+            diag_values: self.diag_values,
+            calls: self.calls,
+            functions: self.model.functions.len(),
         }
     }
 
@@ -560,6 +609,7 @@ impl<'m> Engine<'m> {
         };
         self.diagnostics
             .push(Diagnostic::at(model, Severity::Warning, code, msg, at));
+        self.diag_values.push(v);
     }
 
     pub(crate) fn report_node(&mut self, node: NodeId, code: &'static str, msg: String) {
@@ -581,8 +631,28 @@ impl<'m> Engine<'m> {
         if let Some(slot) = self.visited.get_mut(g.index()) {
             *slot = true;
         }
+        self.run_sources(g);
+        for &n in &graph.nodes {
+            self.node(n, ctx);
+        }
+    }
+
+    /// Types (and small constants) of a graph's initializers.
+    fn run_sources(&mut self, g: GraphId) {
+        self.run_sources_of(g, |_| true);
+    }
+
+    /// Types (and small constants) of the initializers of `g` that `of` selects.
+    fn run_sources_of(&mut self, g: GraphId, of: impl Fn(ValueId) -> bool) {
+        let model = self.model;
+        let Some(graph) = model.graphs.get(g) else {
+            return;
+        };
         for init in &graph.initializers {
             let Some(v) = init.value else { continue };
+            if !of(v) {
+                continue;
+            }
             let t = &init.tensor;
             // An input with a default keeps the input's stated type.
             if self.types.get(v.index()).is_some_and(Option::is_some) {
@@ -599,6 +669,9 @@ impl<'m> Engine<'m> {
         }
         for init in &graph.sparse_initializers {
             let Some(v) = init.value else { continue };
+            if !of(v) {
+                continue;
+            }
             if self.types.get(v.index()).is_some_and(Option::is_some) {
                 continue;
             }
@@ -626,12 +699,10 @@ impl<'m> Engine<'m> {
             };
             self.set(v, Some(Ty::Other(t)), None);
         }
-        for &n in &graph.nodes {
-            self.node(n, ctx);
-        }
     }
 
     fn node(&mut self, n: NodeId, ctx: &Ctx) {
+        self.nodes_run += 1;
         let model = self.model;
         let Some(node) = model.nodes.get(n) else {
             return;
@@ -640,6 +711,7 @@ impl<'m> Engine<'m> {
         if !self.functions.is_empty()
             && let Some(&f) = self.functions.get(&key)
         {
+            self.calls.insert(n, ());
             self.call(n, node, f, ctx);
             return;
         }
