@@ -1927,7 +1927,7 @@ impl State {
             self.inferred = crate::infer::infer(&self.model);
             self.stale = false;
         } else if !changed.is_empty() {
-            self.inferred = crate::infer::infer(&self.model);
+            self.inferred.update(&self.model, changed);
         }
     }
 }
