@@ -324,6 +324,20 @@ pub fn on_history_keys(undo: impl Fn() + 'static, redo: impl Fn() + 'static) {
     });
 }
 
+/// Calls `f` on Delete pressed outside text fields. Lives as long as the page.
+pub fn on_delete_key(f: impl Fn() + 'static) {
+    window_event_listener(ev::keydown, move |e| {
+        let typing = e
+            .target()
+            .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+            .is_some_and(|el| matches!(el.tag_name().as_str(), "INPUT" | "TEXTAREA" | "SELECT"));
+        if !typing && e.key() == "Delete" {
+            e.prevent_default();
+            f();
+        }
+    });
+}
+
 /// Calls `f` whenever the window changes size. The listener lives as long as the page.
 pub fn on_resize(f: impl Fn() + 'static) {
     window_event_listener(ev::resize, move |_| f());

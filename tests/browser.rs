@@ -1484,3 +1484,126 @@ fn edits_undo_and_redo_by_keyboard_the_history_and_the_log_replays_to_the_export
     .unwrap();
     assert_equal_models(&replayed, &exported);
 }
+
+/// Replaces the text of the input `id` by `text` and commits it, as a person would:
+/// Ctrl+A, the text, Enter (which fires `change` once, with the new text).
+fn type_into(app: &App, id: &str, text: &str) {
+    let input = app.wait(id);
+    app.browser
+        .send_keys(&input, &format!("\u{E009}a\u{E000}{text}\u{E007}"))
+        .unwrap();
+}
+
+#[test]
+fn an_editing_session_undo_redo_and_the_log_replays_to_the_export() {
+    if !e2e::enabled() {
+        return;
+    }
+    let app = App::open();
+    app.browser.set_viewport(1600, 1400).unwrap();
+    app.wait("graph-ready");
+    app.wait("example-select");
+    app.browser
+        .click(
+            &app.browser
+                .find(&format!(
+                    "{} option[value=\"mlp.onnx\"]",
+                    testid("example-select")
+                ))
+                .unwrap()
+                .unwrap(),
+        )
+        .unwrap();
+    app.wait_for_model("mlp.onnx");
+    app.browser.click(&app.wait("tab-graph")).unwrap();
+    app.wait("graph-ready");
+    let diagnostics = |app: &App| {
+        app.browser.click(&app.wait("tab-summary")).unwrap();
+        let text = app.text("diagnostics");
+        app.browser.click(&app.wait("tab-graph")).unwrap();
+        app.wait("graph-ready");
+        text
+    };
+    let editor_shows = |app: &App, id: &str, want: &str| {
+        wait_until(e2e::TIMEOUT, want, || {
+            let el = app.wait(id);
+            let v = app.browser.property(&el, "value")?;
+            Ok((v == json!(want)).then_some(()))
+        })
+        .unwrap_or_else(|e| panic!("{e}\n{}", app.diagnosis()));
+    };
+    // Add a Sigmoid after the Softmax, from the palette; it is selected.
+    app.browser.click(&node_box(&app, "Softmax")).unwrap();
+    app.wait("node-editor");
+    type_into(&app, "node-add-op", "Sigmoid");
+    editor_shows(&app, "node-input-0", "probs");
+    // Rename its output; connect its input to logits instead.
+    type_into(&app, "node-output-0", "gate");
+    editor_shows(&app, "node-output-0", "gate");
+    type_into(&app, "node-input-0", "logits");
+    editor_shows(&app, "node-input-0", "logits");
+    // An attribute Sigmoid does not declare: the checker reports it; undo clears it.
+    type_into(&app, "node-set-attr", "bogus = 1");
+    wait_until(e2e::TIMEOUT, "the problem in the diagnostics", || {
+        Ok(diagnostics(&app).contains("bogus").then_some(()))
+    })
+    .unwrap_or_else(|e| panic!("{e}\n{}", app.diagnosis()));
+    let body = app.browser.find("body").unwrap().unwrap();
+    app.browser.click(&body).unwrap();
+    app.browser.press_keys(&["\u{E009}"], "z").unwrap();
+    wait_until(e2e::TIMEOUT, "the problem gone after undo", || {
+        Ok((!diagnostics(&app).contains("bogus")).then_some(()))
+    })
+    .unwrap_or_else(|e| panic!("{e}\n{}", app.diagnosis()));
+    // Change the Softmax's axis, then delete it, passing it through.
+    app.browser.click(&node_box(&app, "Softmax")).unwrap();
+    type_into(&app, "node-set-attr", "axis = 1");
+    wait_until(e2e::TIMEOUT, "axis = 1 in the editor", || {
+        let text = app.browser.text(&app.wait("node-editor"))?;
+        Ok(text.contains("axis = 1").then_some(()))
+    })
+    .unwrap_or_else(|e| panic!("{e}\n{}", app.diagnosis()));
+    app.browser.click(&app.wait("node-delete")).unwrap();
+    wait_until(e2e::TIMEOUT, "the Softmax gone", || {
+        Ok((!graph_text(&app).contains("Softmax")).then_some(()))
+    })
+    .unwrap_or_else(|e| panic!("{e}\n{}", app.diagnosis()));
+    // Undo twice (the delete, the axis), redo once (the axis).
+    for _ in 0..2 {
+        app.browser.click(&app.wait("undo")).unwrap();
+    }
+    app.browser.click(&app.wait("redo")).unwrap();
+    app.browser.click(&app.wait("tab-history")).unwrap();
+    wait_until(e2e::TIMEOUT, "four edits in force, one undone", || {
+        let done = app.browser.find_all(&testid("history-step"))?.len();
+        let undone = app.browser.find_all(&testid("history-undone"))?.len();
+        Ok((done == 4 && undone == 1).then_some(()))
+    })
+    .unwrap_or_else(|e| panic!("{e}\n{}", app.diagnosis()));
+    // Export the log and the model: the log replayed natively gives the same model.
+    app.browser.click(&app.wait("export-log")).unwrap();
+    let log = app
+        .browser
+        .wait_for_download("mlp.edits.json", e2e::TIMEOUT)
+        .unwrap_or_else(|e| panic!("{e}"));
+    app.browser.click(&app.wait("tab-graph")).unwrap();
+    app.browser.click(&app.wait("export-button")).unwrap();
+    let exported = app
+        .browser
+        .wait_for_download("mlp.onnx", e2e::TIMEOUT)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let json = std::fs::read_to_string(&log).unwrap();
+    for kind in ["add_node", "rename_value", "set_input", "set_attribute"] {
+        assert!(json.contains(kind), "{kind} missing from {json}");
+    }
+    let original = std::fs::read(example("mlp.onnx")).unwrap();
+    let mut model = graft::import(bytes::Bytes::from(original)).unwrap().model;
+    assert_eq!(graft::edit::replay(&mut model, &json).unwrap(), 4, "{json}");
+    let replayed = log.with_file_name("mlp.replayed.onnx");
+    std::fs::write(
+        &replayed,
+        graft::export(&model, &graft::ExportOptions::default()).unwrap(),
+    )
+    .unwrap();
+    assert_equal_models(&replayed, &exported);
+}

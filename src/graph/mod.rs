@@ -5,6 +5,7 @@
 //! out. Beside it: search over every graph, function body and subgraph, the selected
 //! nodes with Outline… (`outline.rs`), and the properties of the selected item.
 
+mod node_editor;
 mod outline;
 
 use leptos::prelude::*;
@@ -15,6 +16,7 @@ use graft::view::{ItemId, Rect};
 use crate::platform;
 use crate::state::{AppState, FunctionInfo, SearchHit};
 
+use node_editor::NodeEditorView;
 use outline::Outline;
 
 /// Zoom limits (screen pixels per layout unit).
@@ -453,6 +455,7 @@ fn Properties() -> impl IntoView {
                 })}
                 <p class="props-io">"in: " {p.inputs.join(", ")}</p>
                 <p class="props-io">"out: " {p.outputs.join(", ")}</p>
+                {p.editor.clone().map(|editor| view! { <NodeEditorView editor=editor/> })}
                 <pre class="props-doc">{p.doc.clone()}</pre>
             </section>
         })}

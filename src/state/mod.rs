@@ -594,6 +594,181 @@ impl Session {
         nodes
     }
 
+    /// Applies the edit `make` builds from `node`'s graph path and index.
+    fn edit_node(
+        &mut self,
+        what: &str,
+        node: NodeId,
+        make: impl FnOnce(&Model, String, usize) -> Option<graft::edit::Edit>,
+        focus: impl FnOnce(&Model) -> Option<NodeId>,
+    ) -> bool {
+        let Some(model) = self.open.as_ref().map(|o| &o.model) else {
+            return false;
+        };
+        let Some((graph, index)) = node_ref(model, node) else {
+            self.error = Some(format!("{what}: the node is not in a graph Graft can edit"));
+            return false;
+        };
+        let Some(edit) = make(model, graph, index) else {
+            return false;
+        };
+        self.edit(what, edit, focus)
+    }
+
+    /// Renames a node (`""` removes the name).
+    pub fn rename_node(&mut self, node: NodeId, to: &str) -> bool {
+        let to = to.trim().to_string();
+        self.edit_node(
+            "Renaming the node",
+            node,
+            |_, graph, node| Some(graft::edit::Edit::RenameNode { graph, node, to }),
+            move |_| Some(node),
+        )
+    }
+
+    /// Sets attributes of a node from ONNX text (`alpha = 0.5`).
+    pub fn set_attribute(&mut self, node: NodeId, text: &str) -> bool {
+        let attribute = text.trim().to_string();
+        self.edit_node(
+            "Setting the attribute",
+            node,
+            |_, graph, node| {
+                Some(graft::edit::Edit::SetAttribute {
+                    graph,
+                    node,
+                    attribute,
+                })
+            },
+            move |_| Some(node),
+        )
+    }
+
+    pub fn remove_attribute(&mut self, node: NodeId, name: &str) -> bool {
+        let name = name.to_string();
+        self.edit_node(
+            "Removing the attribute",
+            node,
+            |_, graph, node| Some(graft::edit::Edit::RemoveAttribute { graph, node, name }),
+            move |_| Some(node),
+        )
+    }
+
+    /// Connects input `index` of `node` to the value named `value` (`""` disconnects).
+    pub fn connect(&mut self, node: NodeId, index: usize, value: &str) -> bool {
+        let value = value.trim().to_string();
+        self.edit_node(
+            "Connecting the input",
+            node,
+            |_, graph, node| {
+                Some(graft::edit::Edit::SetInput {
+                    graph,
+                    node,
+                    index,
+                    value,
+                })
+            },
+            move |_| Some(node),
+        )
+    }
+
+    /// Renames output `index` of `node`; every reader follows.
+    pub fn rename_output(&mut self, node: NodeId, index: usize, to: &str) -> bool {
+        let to = to.trim().to_string();
+        self.edit_node(
+            "Renaming the value",
+            node,
+            |m, graph, _| {
+                let v = m.node(node).outputs.get(index).copied().flatten()?;
+                Some(graft::edit::Edit::RenameValue {
+                    graph,
+                    from: m.value(v).name.clone(),
+                    to,
+                })
+            },
+            move |_| Some(node),
+        )
+    }
+
+    /// Deletes nodes (all of one graph); with `reconnect`, a node with one input and
+    /// one output is passed through.
+    pub fn delete_nodes(&mut self, nodes: &[NodeId], reconnect: bool) -> bool {
+        let Some(model) = self.open.as_ref().map(|o| &o.model) else {
+            return false;
+        };
+        let refs: Vec<(String, usize)> = nodes.iter().filter_map(|&n| node_ref(model, n)).collect();
+        let Some((graph, _)) = refs.first().cloned() else {
+            return false;
+        };
+        if refs.len() != nodes.len() || refs.iter().any(|(g, _)| *g != graph) {
+            self.error = Some("Deleting: the selected nodes are not all in one graph".into());
+            return false;
+        }
+        let what = if nodes.len() == 1 {
+            "Deleting the node".to_string()
+        } else {
+            format!("Deleting {} nodes", nodes.len())
+        };
+        let edit = graft::edit::Edit::DeleteNodes {
+            graph,
+            nodes: refs.into_iter().map(|(_, k)| k).collect(),
+            reconnect,
+        };
+        self.edit(&what, edit, |_| None)
+    }
+
+    /// Adds an `op` node after `node`, reading its first output, with the schema's
+    /// attribute defaults written out; the new node is selected.
+    pub fn add_after(&mut self, node: NodeId, op: &str) -> bool {
+        let op = op.trim().to_string();
+        if op.is_empty() {
+            return false;
+        }
+        self.edit_node(
+            &format!("Adding {op}"),
+            node,
+            |m, graph, _| {
+                let input = m
+                    .node(node)
+                    .outputs
+                    .iter()
+                    .flatten()
+                    .next()
+                    .map(|v| m.value(*v).name.clone());
+                Some(graft::edit::Edit::AddNode {
+                    graph,
+                    op_type: op,
+                    domain: String::new(),
+                    inputs: input.into_iter().collect(),
+                    outputs: Vec::new(),
+                    attributes: String::new(),
+                    defaults: true,
+                    name: String::new(),
+                    at: None,
+                })
+            },
+            |m| m.nodes.iter().last().map(|(id, _)| id),
+        )
+    }
+
+    /// The default-domain operators the palette offers (at the model's opset), with
+    /// the first line of each one's documentation.
+    pub fn palette(&self) -> Vec<(String, String)> {
+        let Some(model) = self.open.as_ref().map(|o| &o.model) else {
+            return Vec::new();
+        };
+        let version = model.opset_version("").unwrap_or(1);
+        let mut ops: Vec<(String, String)> = graft::schema::ops("")
+            .filter_map(|op| graft::schema::lookup("", op, version))
+            .filter(|s| !s.deprecated)
+            .map(|s| {
+                let first = s.doc.trim().lines().next().unwrap_or("").trim().to_string();
+                (s.name.clone(), first)
+            })
+            .collect();
+        ops.sort();
+        ops
+    }
+
     /// Why `text` cannot name a new function (`DOMAIN.NAME`), or `None` if it can.
     pub fn new_function_problem(&self, text: &str) -> Option<String> {
         let model = &self.open.as_ref()?.model;
@@ -892,6 +1067,25 @@ impl Session {
                         (a.name.clone(), a.value.clone(), source)
                     })
                     .collect();
+                let name_of = |v: &Option<graft::ir::ValueId>| {
+                    v.map(|v| model.value(v).name.clone()).unwrap_or_default()
+                };
+                p.editor = Some(NodeEditor {
+                    node: *node,
+                    name: n.name().to_string(),
+                    inputs: n.inputs.iter().map(name_of).collect(),
+                    outputs: n.outputs.iter().map(name_of).collect(),
+                    attributes: n
+                        .attributes
+                        .iter()
+                        .map(|a| {
+                            (
+                                a.name().to_string(),
+                                graft::text::print_attributes(model, std::slice::from_ref(a)),
+                            )
+                        })
+                        .collect(),
+                });
                 if callee.is_some() {
                     p.call = call_editor(model, *node);
                 } else {
@@ -1030,6 +1224,21 @@ pub struct Properties {
     /// For a standard operator with a function body: where the body comes from
     /// (`Expand` replaces the node by it).
     pub standard_body: Option<(graft::ir::NodeId, graft::library::BodyKind)>,
+    /// For a node: what its editor shows.
+    pub editor: Option<NodeEditor>,
+}
+
+/// A node's editable parts: its name, input and output value names, attributes as
+/// ONNX text, and the operators the palette offers where it stands.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NodeEditor {
+    pub node: NodeId,
+    pub name: String,
+    /// The value each input reads (`""`: omitted).
+    pub inputs: Vec<String>,
+    pub outputs: Vec<String>,
+    /// Name and value as ONNX text (`alpha = 0.5`).
+    pub attributes: Vec<(String, String)>,
 }
 
 /// A call's compile-time attributes: the generic function's declared attributes,
@@ -1657,6 +1866,54 @@ impl AppState {
         });
     }
 
+    /// Runs a node edit; publishes `edit_ms`, from the edit to the redrawn canvas
+    /// painted (apply, infer, check, view, layout, draw).
+    fn node_edit(self, f: impl FnOnce(&mut Session) -> bool) {
+        let started = platform::now_ms();
+        self.change(f);
+        platform::after_next_paint(move || {
+            platform::publish_timing("edit_ms", platform::now_ms() - started);
+        });
+    }
+
+    pub fn rename_node(self, node: NodeId, to: String) {
+        self.node_edit(|s| s.rename_node(node, &to));
+    }
+
+    pub fn set_attribute(self, node: NodeId, text: String) {
+        self.node_edit(|s| s.set_attribute(node, &text));
+    }
+
+    pub fn remove_attribute(self, node: NodeId, name: String) {
+        self.node_edit(|s| s.remove_attribute(node, &name));
+    }
+
+    pub fn connect(self, node: NodeId, index: usize, value: String) {
+        self.node_edit(|s| s.connect(node, index, &value));
+    }
+
+    pub fn rename_output(self, node: NodeId, index: usize, to: String) {
+        self.node_edit(|s| s.rename_output(node, index, &to));
+    }
+
+    /// Deletes the selected nodes (the Delete key, the editor's button).
+    pub fn delete_selected(self, reconnect: bool) {
+        let nodes = self.selected_nodes();
+        if nodes.is_empty() {
+            return;
+        }
+        self.node_edit(|s| s.delete_nodes(&nodes, reconnect));
+    }
+
+    pub fn add_after(self, node: NodeId, op: String) {
+        self.node_edit(|s| s.add_after(node, &op));
+    }
+
+    /// The operator palette: name and first line of documentation.
+    pub fn palette(self) -> Vec<(String, String)> {
+        self.session.with_untracked(Session::palette)
+    }
+
     pub fn expand_standard(self, node: graft::ir::NodeId) {
         self.change(|s| {
             s.expand_standard(node);
@@ -2103,6 +2360,74 @@ main (float[2,3] x) => (y) {
         let mut replayed = original;
         graft::edit::replay(&mut replayed, &session.edit_log()).unwrap();
         assert_eq!(graft::text::print_model(&replayed), text(&session));
+    }
+
+    #[test]
+    fn node_edits_work_in_the_main_graph_a_function_body_and_a_subgraph() {
+        let text = |s: &Session| graft::text::print_model(&s.open().unwrap().model);
+        let mut session = Session::default();
+        open(
+            &mut session,
+            vec![example_file("functions_and_control_flow.onnx")],
+        );
+        let before = text(&session);
+        let model = &session.open().unwrap().model;
+        let owner_kind = |n: NodeId| match model.graph(model.node(n).graph).owner {
+            graft::ir::GraphOwner::Model => 0,
+            graft::ir::GraphOwner::Function(_) => 1,
+            graft::ir::GraphOwner::Node(_) => 2,
+            graft::ir::GraphOwner::Training(_) => 3,
+        };
+        let pick = |kind: usize| {
+            model
+                .graphs
+                .iter()
+                .flat_map(|(_, g)| g.nodes.iter().copied())
+                .find(|&n| owner_kind(n) == kind && !model.node(n).outputs.is_empty())
+                .unwrap_or_else(|| panic!("no node of kind {kind}"))
+        };
+        let nodes = [pick(0), pick(1), pick(2)];
+        for (k, node) in nodes.into_iter().enumerate() {
+            assert!(
+                session.rename_node(node, &format!("renamed{k}")),
+                "{:?}",
+                session.error()
+            );
+            assert!(
+                session.set_attribute(node, "note = 1"),
+                "{:?}",
+                session.error()
+            );
+            assert!(
+                session.rename_output(node, 0, &format!("value{k}")),
+                "{:?}",
+                session.error()
+            );
+            assert!(text(&session).contains(&format!("value{k}")));
+        }
+        // Refused: a name already used; nothing changes, nothing is recorded.
+        let count = session.history().0.len();
+        let edited = text(&session);
+        // value2 is in a subgraph of the main graph: the same scope tree.
+        assert!(!session.rename_output(nodes[0], 0, "value2"));
+        assert!(session.error().unwrap_or_default().contains("already used"));
+        assert_eq!(text(&session), edited);
+        assert_eq!(session.history().0.len(), count);
+        // Add after, delete with reconnect, in the main graph; undo everything.
+        assert!(session.add_after(nodes[0], "Sigmoid"));
+        let added = session
+            .open()
+            .unwrap()
+            .model
+            .nodes
+            .iter()
+            .last()
+            .map(|(id, _)| id)
+            .unwrap();
+        assert!(session.delete_nodes(&[added], true));
+        while session.undo() {}
+        assert_eq!(text(&session), before);
+        assert!(!session.palette().is_empty());
     }
 
     #[test]

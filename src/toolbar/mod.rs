@@ -17,6 +17,7 @@ pub fn Toolbar() -> impl IntoView {
     let no_model = move || state.summary.with(Option::is_none);
     // Auto (the system's setting), light or dark; remembered across visits.
     platform::on_history_keys(move || state.undo(), move || state.redo());
+    platform::on_delete_key(move || state.delete_selected(true));
     let theme = RwSignal::new(platform::saved_theme());
     platform::apply_theme(&theme.get_untracked());
     platform::on_system_theme_change(move || platform::apply_theme(&theme.get_untracked()));

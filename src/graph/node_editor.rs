@@ -1,0 +1,157 @@
+//! The selected node's editor: its name, what each input reads, its output names, its
+//! attributes (set as ONNX text, or removed), Delete (optionally passing a one-in,
+//! one-out node through), and Add after… (an operator from the schema registry, read
+//! from this node's first output, attribute defaults written out). Every change is one
+//! undoable edit; a refused one shows in the banner and changes nothing. It works
+//! wherever the node is: the main graph, a function body, an If/Loop/Scan body.
+
+use leptos::prelude::*;
+
+use crate::state::{AppState, NodeEditor};
+
+#[component]
+pub fn NodeEditorView(editor: NodeEditor) -> impl IntoView {
+    let state = expect_context::<AppState>();
+    let node = editor.node;
+    let on_change = |f: Box<dyn Fn(String)>| move |e: leptos::ev::Event| f(event_target_value(&e));
+    let inputs = editor
+        .inputs
+        .iter()
+        .enumerate()
+        .map(|(k, value)| {
+            view! {
+                <label class="node-edit-row">
+                    <span>{format!("in {k}")}</span>
+                    <input
+                        type="text"
+                        data-testid=format!("node-input-{k}")
+                        title="The value this input reads; empty disconnects it"
+                        prop:value=value.clone()
+                        on:change=on_change(Box::new(move |v| state.connect(node, k, v)))
+                    />
+                </label>
+            }
+        })
+        .collect_view();
+    let outputs = editor
+        .outputs
+        .iter()
+        .enumerate()
+        .map(|(k, value)| {
+            view! {
+                <label class="node-edit-row">
+                    <span>{format!("out {k}")}</span>
+                    <input
+                        type="text"
+                        data-testid=format!("node-output-{k}")
+                        title="Rename this value; every reader follows"
+                        prop:value=value.clone()
+                        on:change=on_change(Box::new(move |v| state.rename_output(node, k, v)))
+                    />
+                </label>
+            }
+        })
+        .collect_view();
+    let attributes = editor
+        .attributes
+        .iter()
+        .map(|(name, text)| {
+            let name = name.clone();
+            let remove = name.clone();
+            view! {
+                <li class="node-edit-attr">
+                    <code>{text.clone()}</code>
+                    <button
+                        class="link"
+                        data-testid=format!("node-remove-attr-{name}")
+                        title="Remove this attribute (undo with Ctrl+Z)"
+                        on:click=move |_| state.remove_attribute(node, remove.clone())
+                    >
+                        "remove"
+                    </button>
+                </li>
+            }
+        })
+        .collect_view();
+    let reconnect = RwSignal::new(true);
+    let palette = StoredValue::new(state.palette());
+    let chosen = RwSignal::new(String::new());
+    let chosen_doc = move || {
+        let op = chosen.get();
+        palette.with_value(|p| p.iter().find(|(n, _)| *n == op).map(|(_, d)| d.clone()))
+    };
+    let options = palette.with_value(|p| {
+        p.iter()
+            .map(|(name, _)| view! { <option value=name.clone()></option> })
+            .collect_view()
+    });
+    view! {
+        <div class="node-editor" data-testid="node-editor">
+            <label class="node-edit-row">
+                <span>"name"</span>
+                <input
+                    type="text"
+                    data-testid="node-name"
+                    prop:value=editor.name.clone()
+                    on:change=on_change(Box::new(move |v| state.rename_node(node, v)))
+                />
+            </label>
+            {inputs}
+            {outputs}
+            <ul class="node-edit-attrs">{attributes}</ul>
+            <label class="node-edit-row">
+                <span>"set"</span>
+                <input
+                    type="text"
+                    data-testid="node-set-attr"
+                    placeholder="alpha = 0.5"
+                    title="Set an attribute, as ONNX text (undo with Ctrl+Z)"
+                    on:change=move |e| {
+                        let text = event_target_value(&e);
+                        if !text.trim().is_empty() {
+                            state.set_attribute(node, text);
+                        }
+                    }
+                />
+            </label>
+            <div class="node-edit-actions">
+                <button
+                    data-testid="node-delete"
+                    title="Delete the selected nodes (Delete key; undo with Ctrl+Z)"
+                    on:click=move |_| state.delete_selected(reconnect.get_untracked())
+                >
+                    "Delete"
+                </button>
+                <label title="What read a deleted one-in, one-out node's output reads its input instead">
+                    <input
+                        type="checkbox"
+                        data-testid="node-reconnect"
+                        prop:checked=move || reconnect.get()
+                        on:change=move |e| reconnect.set(event_target_checked(&e))
+                    />
+                    " reconnect"
+                </label>
+            </div>
+            <label class="node-edit-row">
+                <span>"add after"</span>
+                <input
+                    type="text"
+                    list="op-palette"
+                    data-testid="node-add-op"
+                    placeholder="operator…"
+                    title="Add a node of this operator reading this node's output (undo with Ctrl+Z)"
+                    on:input=move |e| chosen.set(event_target_value(&e))
+                    on:change=move |e| {
+                        let op = event_target_value(&e);
+                        let known = palette.with_value(|p| p.iter().any(|(n, _)| *n == op));
+                        if known {
+                            state.add_after(node, op);
+                        }
+                    }
+                />
+            </label>
+            <datalist id="op-palette">{options}</datalist>
+            {move || chosen_doc().map(|d| view! { <p class="node-edit-doc" data-testid="node-add-doc">{d}</p> })}
+        </div>
+    }
+}
