@@ -16,7 +16,7 @@ use graft::view::{ItemId, Rect};
 use crate::platform;
 use crate::state::{AppState, FunctionInfo, SearchHit};
 
-use node_editor::NodeEditorView;
+use node_editor::{NodeEditorView, TerminalEditorView};
 use outline::Outline;
 
 /// Zoom limits (screen pixels per layout unit).
@@ -456,6 +456,7 @@ fn Properties() -> impl IntoView {
                 <p class="props-io">"in: " {p.inputs.join(", ")}</p>
                 <p class="props-io">"out: " {p.outputs.join(", ")}</p>
                 {p.editor.clone().map(|editor| view! { <NodeEditorView editor=editor/> })}
+                {p.terminal.clone().map(|editor| view! { <TerminalEditorView editor=editor/> })}
                 <pre class="props-doc">{p.doc.clone()}</pre>
             </section>
         })}

@@ -3,11 +3,13 @@
 //! one-out node through), and Add after… (an operator from the schema registry, read
 //! from this node's first output, attribute defaults written out). Every change is one
 //! undoable edit; a refused one shows in the banner and changes nothing. It works
-//! wherever the node is: the main graph, a function body, an If/Loop/Scan body.
+//! wherever the node is: the main graph, a function body, an If/Loop/Scan body. A
+//! selected graph input or output gets its own editor: name, stated type, remove, and
+//! beside an input, a new input.
 
 use leptos::prelude::*;
 
-use crate::state::{AppState, NodeEditor};
+use crate::state::{AppState, NodeEditor, TerminalEditor};
 
 #[component]
 pub fn NodeEditorView(editor: NodeEditor) -> impl IntoView {
@@ -48,6 +50,14 @@ pub fn NodeEditorView(editor: NodeEditor) -> impl IntoView {
                         prop:value=value.clone()
                         on:change=on_change(Box::new(move |v| state.rename_output(node, k, v)))
                     />
+                    <button
+                        class="link"
+                        data-testid=format!("node-output-{k}-to-graph")
+                        title="Make this value an output of the graph (undo with Ctrl+Z)"
+                        on:click=move |_| state.add_graph_output(node, k)
+                    >
+                        "→ output"
+                    </button>
                 </label>
             }
         })
@@ -152,6 +162,75 @@ pub fn NodeEditorView(editor: NodeEditor) -> impl IntoView {
             </label>
             <datalist id="op-palette">{options}</datalist>
             {move || chosen_doc().map(|d| view! { <p class="node-edit-doc" data-testid="node-add-doc">{d}</p> })}
+        </div>
+    }
+}
+
+/// A graph input's or output's editor: rename it, set its stated type (element type,
+/// shape, symbolic dims, as ONNX text), remove it; beside an input, add another.
+#[component]
+pub fn TerminalEditorView(editor: TerminalEditor) -> impl IntoView {
+    let state = expect_context::<AppState>();
+    let value = editor.value;
+    let input = editor.input;
+    let new_name = RwSignal::new(String::new());
+    let new_type = RwSignal::new(String::new());
+    view! {
+        <div class="node-editor" data-testid="terminal-editor">
+            <label class="node-edit-row">
+                <span>"name"</span>
+                <input
+                    type="text"
+                    data-testid="terminal-name"
+                    title="Rename; every reader follows"
+                    prop:value=editor.name.clone()
+                    on:change=move |e| state.rename_value(value, event_target_value(&e))
+                />
+            </label>
+            <label class="node-edit-row">
+                <span>"type"</span>
+                <input
+                    type="text"
+                    data-testid="terminal-type"
+                    placeholder="float[batch, 4]"
+                    title="The stated type as ONNX text: element type, fixed or symbolic dims"
+                    prop:value=editor.ty.clone()
+                    on:change=move |e| state.set_value_type(value, event_target_value(&e))
+                />
+            </label>
+            <div class="node-edit-actions">
+                <button
+                    data-testid="terminal-remove"
+                    title=if input { "Remove this input (only when nothing reads it)" } else { "Remove this output (the value stays)" }
+                    on:click=move |_| state.remove_terminal(value, input)
+                >
+                    {if input { "Remove input" } else { "Remove output" }}
+                </button>
+            </div>
+            <Show when=move || input>
+                <div class="node-edit-row">
+                    <span>"new input"</span>
+                    <input
+                        type="text"
+                        data-testid="terminal-new-name"
+                        placeholder="name"
+                        on:input=move |e| new_name.set(event_target_value(&e))
+                    />
+                    <input
+                        type="text"
+                        data-testid="terminal-new-type"
+                        placeholder="float[N]"
+                        on:input=move |e| new_type.set(event_target_value(&e))
+                    />
+                    <button
+                        data-testid="terminal-add"
+                        title="Add a graph input (undo with Ctrl+Z)"
+                        on:click=move |_| state.add_graph_input(value, new_name.get_untracked(), new_type.get_untracked())
+                    >
+                        "Add"
+                    </button>
+                </div>
+            </Show>
         </div>
     }
 }

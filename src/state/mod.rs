@@ -750,6 +750,81 @@ impl Session {
         )
     }
 
+    /// Applies the edit `make` builds from the path of `value`'s graph and its name.
+    fn edit_value(
+        &mut self,
+        what: &str,
+        value: graft::ir::ValueId,
+        make: impl FnOnce(String, String) -> graft::edit::Edit,
+    ) -> bool {
+        let Some(model) = self.open.as_ref().map(|o| &o.model) else {
+            return false;
+        };
+        let Some(v) = model.values.get(value) else {
+            return false;
+        };
+        let Some(graph) = graft::edit::graph_path(model, v.graph) else {
+            self.error = Some(format!(
+                "{what}: the value is not in a graph Graft can edit"
+            ));
+            return false;
+        };
+        let edit = make(graph, v.name.clone());
+        self.edit(what, edit, |_| None)
+    }
+
+    /// Renames a graph input or output (or any value); every reader follows.
+    pub fn rename_value(&mut self, value: graft::ir::ValueId, to: &str) -> bool {
+        let to = to.trim().to_string();
+        self.edit_value("Renaming the value", value, |graph, from| {
+            graft::edit::Edit::RenameValue { graph, from, to }
+        })
+    }
+
+    /// Sets the stated type of a graph input or output (`float[batch, 4]`).
+    pub fn set_value_type(&mut self, value: graft::ir::ValueId, ty: &str) -> bool {
+        let ty = ty.trim().to_string();
+        self.edit_value("Setting the type", value, |graph, name| {
+            graft::edit::Edit::SetType { graph, name, ty }
+        })
+    }
+
+    pub fn remove_graph_input(&mut self, value: graft::ir::ValueId) -> bool {
+        self.edit_value("Removing the input", value, |graph, name| {
+            graft::edit::Edit::RemoveInput { graph, name }
+        })
+    }
+
+    pub fn remove_graph_output(&mut self, value: graft::ir::ValueId) -> bool {
+        self.edit_value("Removing the output", value, |graph, name| {
+            graft::edit::Edit::RemoveOutput { graph, name }
+        })
+    }
+
+    /// Makes output `index` of `node` an output of the node's graph.
+    pub fn add_graph_output(&mut self, node: NodeId, index: usize) -> bool {
+        self.edit_node(
+            "Adding the graph output",
+            node,
+            |m, graph, _| {
+                let v = m.node(node).outputs.get(index).copied().flatten()?;
+                Some(graft::edit::Edit::AddOutput {
+                    graph,
+                    value: m.value(v).name.clone(),
+                })
+            },
+            move |_| Some(node),
+        )
+    }
+
+    /// Adds an input to the graph `value` belongs to (`ty` as ONNX text).
+    pub fn add_graph_input(&mut self, beside: graft::ir::ValueId, name: &str, ty: &str) -> bool {
+        let (name, ty) = (name.trim().to_string(), ty.trim().to_string());
+        self.edit_value("Adding the input", beside, |graph, _| {
+            graft::edit::Edit::AddInput { graph, name, ty }
+        })
+    }
+
     /// The default-domain operators the palette offers (at the model's opset), with
     /// the first line of each one's documentation.
     pub fn palette(&self) -> Vec<(String, String)> {
@@ -1108,6 +1183,22 @@ impl Session {
                     "output".into()
                 };
                 p.name = model.value(*value).name.clone();
+                let input = matches!(it.kind, ItemKind::In { .. });
+                let graph = model.graph(model.value(*value).graph);
+                let list = if input { &graph.inputs } else { &graph.outputs };
+                if let Some(info) = list.iter().find(|i| i.value == Some(*value)) {
+                    p.terminal = Some(TerminalEditor {
+                        value: *value,
+                        name: p.name.clone(),
+                        ty: info
+                            .ty
+                            .as_ref()
+                            .filter(|t| t.value.is_some())
+                            .map(ToString::to_string)
+                            .unwrap_or_default(),
+                        input,
+                    });
+                }
             }
             ItemKind::Subgraph { attribute, .. } => {
                 p.kind = format!("subgraph ({attribute})");
@@ -1226,6 +1317,18 @@ pub struct Properties {
     pub standard_body: Option<(graft::ir::NodeId, graft::library::BodyKind)>,
     /// For a node: what its editor shows.
     pub editor: Option<NodeEditor>,
+    /// For a graph input or output: what its editor shows.
+    pub terminal: Option<TerminalEditor>,
+}
+
+/// A graph input's or output's editable parts.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TerminalEditor {
+    pub value: graft::ir::ValueId,
+    pub name: String,
+    /// The stated type as ONNX text (`float[batch,4]`), empty when none is stated.
+    pub ty: String,
+    pub input: bool,
 }
 
 /// A node's editable parts: its name, input and output value names, attributes as
@@ -1909,6 +2012,32 @@ impl AppState {
         self.node_edit(|s| s.add_after(node, &op));
     }
 
+    pub fn rename_value(self, value: graft::ir::ValueId, to: String) {
+        self.node_edit(|s| s.rename_value(value, &to));
+    }
+
+    pub fn set_value_type(self, value: graft::ir::ValueId, ty: String) {
+        self.node_edit(|s| s.set_value_type(value, &ty));
+    }
+
+    pub fn remove_terminal(self, value: graft::ir::ValueId, input: bool) {
+        self.node_edit(|s| {
+            if input {
+                s.remove_graph_input(value)
+            } else {
+                s.remove_graph_output(value)
+            }
+        });
+    }
+
+    pub fn add_graph_output(self, node: NodeId, index: usize) {
+        self.node_edit(|s| s.add_graph_output(node, index));
+    }
+
+    pub fn add_graph_input(self, beside: graft::ir::ValueId, name: String, ty: String) {
+        self.node_edit(|s| s.add_graph_input(beside, &name, &ty));
+    }
+
     /// The operator palette: name and first line of documentation.
     pub fn palette(self) -> Vec<(String, String)> {
         self.session.with_untracked(Session::palette)
@@ -2428,6 +2557,47 @@ main (float[2,3] x) => (y) {
         while session.undo() {}
         assert_eq!(text(&session), before);
         assert!(!session.palette().is_empty());
+    }
+
+    #[test]
+    fn graph_inputs_and_outputs_are_edited_and_undone() {
+        let text = |s: &Session| graft::text::print_model(&s.open().unwrap().model);
+        let mut session = Session::default();
+        open(&mut session, vec![example_file("mlp.onnx")]);
+        let before = text(&session);
+        let model = &session.open().unwrap().model;
+        let main = model.graph.unwrap();
+        let x = model.graph(main).inputs[0].value.unwrap();
+        let relu = model
+            .nodes
+            .iter()
+            .find(|(_, n)| n.op_type() == "Relu")
+            .map(|(id, _)| id)
+            .unwrap();
+        assert!(session.rename_value(x, "features"));
+        assert!(text(&session).contains("float[batch,4] features"));
+        assert!(text(&session).contains("Gemm(features,"));
+        assert!(session.set_value_type(x, "float[N, 4]"));
+        assert!(text(&session).contains("float[N,4] features"));
+        assert!(
+            !session.set_value_type(x, "float["),
+            "a type that does not parse"
+        );
+        assert!(session.add_graph_input(x, "extra", "float[3]"));
+        let extra = session.open().unwrap().model.graph(main).inputs[1]
+            .value
+            .unwrap();
+        assert!(session.remove_graph_input(extra));
+        assert!(!session.remove_graph_input(x), "x is read");
+        assert!(session.add_graph_output(relu, 0));
+        let outputs = session.open().unwrap().model.graph(main).outputs.len();
+        assert_eq!(outputs, 2);
+        let added = session.open().unwrap().model.graph(main).outputs[1]
+            .value
+            .unwrap();
+        assert!(session.remove_graph_output(added));
+        while session.undo() {}
+        assert_eq!(text(&session), before);
     }
 
     #[test]
