@@ -1607,3 +1607,68 @@ fn an_editing_session_undo_redo_and_the_log_replays_to_the_export() {
     .unwrap();
     assert_equal_models(&replayed, &exported);
 }
+
+#[test]
+fn a_graph_input_is_renamed_and_retyped_in_place_and_undone() {
+    if !e2e::enabled() {
+        return;
+    }
+    let app = App::open();
+    app.browser.set_viewport(1600, 1400).unwrap();
+    app.wait("graph-ready");
+    app.browser
+        .click(
+            &app.browser
+                .find(&format!(
+                    "{} option[value=\"mlp.onnx\"]",
+                    testid("example-select")
+                ))
+                .unwrap()
+                .unwrap(),
+        )
+        .unwrap();
+    app.wait_for_model("mlp.onnx");
+    app.browser.click(&app.wait("tab-graph")).unwrap();
+    app.wait("graph-ready");
+    let model_text = |app: &App| {
+        app.browser.click(&app.wait("tab-text")).unwrap();
+        let text = app.text("text-view");
+        app.browser.click(&app.wait("tab-graph")).unwrap();
+        app.wait("graph-ready");
+        text
+    };
+    let before = model_text(&app);
+    // The input's box: a terminal titled with the value's name.
+    let terminal = |app: &App, name: &str| {
+        let css = format!("{} g.g-io > text.g-t", testid("graph"));
+        wait_until(e2e::TIMEOUT, name, || {
+            for t in app.browser.find_all(&css)? {
+                if app.browser.text(&t)?.trim() == name {
+                    return Ok(Some(t));
+                }
+            }
+            Ok(None)
+        })
+        .unwrap_or_else(|e| panic!("{e}\n{}", app.diagnosis()))
+    };
+    app.browser.click(&terminal(&app, "x")).unwrap();
+    app.wait("terminal-editor");
+    type_into(&app, "terminal-type", "float[N, 4]");
+    wait_until(e2e::TIMEOUT, "the new type", || {
+        Ok(model_text(&app).contains("float[N,4] x").then_some(()))
+    })
+    .unwrap_or_else(|e| panic!("{e}\n{}", app.diagnosis()));
+    app.browser.click(&terminal(&app, "x")).unwrap();
+    type_into(&app, "terminal-name", "features");
+    wait_until(e2e::TIMEOUT, "the new name, read by the Gemm", || {
+        let text = model_text(&app);
+        Ok((text.contains("float[N,4] features") && text.contains("Gemm(features,")).then_some(()))
+    })
+    .unwrap_or_else(|e| panic!("{e}\n{}", app.diagnosis()));
+    app.browser.click(&app.wait("undo")).unwrap();
+    app.browser.click(&app.wait("undo")).unwrap();
+    wait_until(e2e::TIMEOUT, "the model as opened", || {
+        Ok((model_text(&app) == before).then_some(()))
+    })
+    .unwrap_or_else(|e| panic!("{e}\n{}", app.diagnosis()));
+}
