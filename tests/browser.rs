@@ -1548,6 +1548,17 @@ fn an_editing_session_undo_redo_and_the_log_replays_to_the_export() {
         Ok(diagnostics(&app).contains("bogus").then_some(()))
     })
     .unwrap_or_else(|e| panic!("{e}\n{}", app.diagnosis()));
+    // Live: in the problems list beside the canvas, and as a badge on the node.
+    let problems = app.text("problems");
+    assert!(problems.contains("bogus"), "{problems}");
+    assert!(
+        app.browser.find(".g-node.g-bad").unwrap().is_some(),
+        "the node carries a badge"
+    );
+    // A click on the problem selects its node.
+    let problem = app.browser.find_all(&testid("problem")).unwrap();
+    app.browser.click(&problem[0]).unwrap();
+    editor_shows(&app, "node-output-0", "gate");
     let body = app.browser.find("body").unwrap().unwrap();
     app.browser.click(&body).unwrap();
     app.browser.press_keys(&["\u{E009}"], "z").unwrap();
@@ -1555,6 +1566,10 @@ fn an_editing_session_undo_redo_and_the_log_replays_to_the_export() {
         Ok((!diagnostics(&app).contains("bogus")).then_some(()))
     })
     .unwrap_or_else(|e| panic!("{e}\n{}", app.diagnosis()));
+    assert!(
+        app.browser.find(".g-node.g-bad").unwrap().is_none(),
+        "the badge is gone"
+    );
     // Change the Softmax's axis, then delete it, passing it through.
     app.browser.click(&node_box(&app, "Softmax")).unwrap();
     type_into(&app, "node-set-attr", "axis = 1");

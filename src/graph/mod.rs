@@ -7,6 +7,7 @@
 
 mod node_editor;
 mod outline;
+mod problems;
 
 use leptos::prelude::*;
 
@@ -18,6 +19,7 @@ use crate::state::{AppState, FunctionInfo, SearchHit};
 
 use node_editor::{NodeEditorView, TerminalEditorView};
 use outline::Outline;
+use problems::Problems;
 
 /// Zoom limits (screen pixels per layout unit).
 const MIN_ZOOM: f64 = 0.02;
@@ -344,6 +346,7 @@ pub fn GraphPanel() -> impl IntoView {
                         </li>
                     </For>
                 </ul>
+                <Problems on_jump=jump/>
                 <Outline/>
                 <Properties/>
                 <FunctionLibrary on_jump=jump/>

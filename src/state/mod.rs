@@ -92,6 +92,19 @@ pub struct OpenModel {
     /// brings an earlier one back with its serial. Item ids mean something only
     /// together with it.
     pub serial: u64,
+    /// Nodes the checker reports an error at (drawn with a badge).
+    pub problem_nodes: FxMap<NodeId, ()>,
+}
+
+/// The nodes `summary`'s errors point at.
+fn problem_nodes(summary: &Summary) -> FxMap<NodeId, ()> {
+    summary
+        .diagnostics
+        .iter()
+        .filter(|d| d.severity == graft::Severity::Error)
+        .filter_map(|d| d.at.node)
+        .map(|n| (n, ()))
+        .collect()
 }
 
 /// How the items of one state of the model map into the next (an edit or an undo):
@@ -391,6 +404,41 @@ impl Session {
         };
         let found = scene.view.calls_of(&open.model, f, SEARCH_ITEM_LIMIT);
         hits(&scene.view, found)
+    }
+
+    /// The checker's and importer's problems, errors first: severity, message,
+    /// location, and whether it points at a node (to jump to).
+    pub fn problems(&self) -> Vec<Problem> {
+        let Some(open) = self.open.as_ref() else {
+            return Vec::new();
+        };
+        let mut list: Vec<(usize, &graft::Diagnostic)> =
+            open.summary.diagnostics.iter().enumerate().collect();
+        list.sort_by_key(|(_, d)| d.severity != graft::Severity::Error);
+        list.into_iter()
+            .map(|(index, d)| Problem {
+                index,
+                error: d.severity == graft::Severity::Error,
+                code: d.code.to_string(),
+                message: d.message.clone(),
+                location: d.location.clone(),
+                at_node: d.at.node.is_some(),
+            })
+            .collect()
+    }
+
+    /// The item of the node the `index`-th diagnostic points at (its group contents
+    /// built on the way).
+    pub fn problem_item(&mut self, index: usize) -> Option<ItemId> {
+        let open = self.open.as_mut()?;
+        let node = open.summary.diagnostics.get(index)?.at.node?;
+        let scene = open.scene.as_mut()?;
+        let found = scene.view.find(
+            &open.model,
+            SEARCH_ITEM_LIMIT,
+            |item| matches!(item.kind, ItemKind::Node { node: n, .. } if n == node),
+        );
+        found.first().copied()
     }
 
     /// The model's local functions, for the function library.
@@ -1074,7 +1122,14 @@ impl Session {
             return String::new();
         };
         svg::region(scene, &open.model, view, detail, selected, &|item| {
-            self.is_new(item)
+            if self.is_new(item) {
+                Some("g-new")
+            } else if matches!(item.kind, ItemKind::Node { node, .. } if open.problem_nodes.contains_key(&node))
+            {
+                Some("g-bad")
+            } else {
+                None
+            }
         })
     }
 
@@ -1252,6 +1307,18 @@ pub struct SearchHit {
     pub subtitle: String,
     /// The groups it sits in, outermost first.
     pub path: String,
+}
+
+/// One problem in the problems list.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Problem {
+    /// Its index in the summary's diagnostics.
+    pub index: usize,
+    pub error: bool,
+    pub code: String,
+    pub message: String,
+    pub location: String,
+    pub at_node: bool,
 }
 
 /// One local function in the function library.
@@ -1479,6 +1546,7 @@ fn open_model(name: String, origin: Origin, model: Model, summary: Arc<Summary>)
         name,
         origin,
         model,
+        problem_nodes: problem_nodes(&summary),
         summary,
         scene,
         serial: next_serial(),
@@ -1504,6 +1572,7 @@ fn open_edited(
         name: before.name.clone(),
         origin: before.origin,
         model,
+        problem_nodes: problem_nodes(&summary),
         summary,
         scene,
         serial: next_serial(),
@@ -2036,6 +2105,16 @@ impl AppState {
 
     pub fn add_graph_input(self, beside: graft::ir::ValueId, name: String, ty: String) {
         self.node_edit(|s| s.add_graph_input(beside, &name, &ty));
+    }
+
+    pub fn problems(self) -> Vec<Problem> {
+        self.session.with(Session::problems)
+    }
+
+    pub fn problem_item(self, index: usize) -> Option<ItemId> {
+        self.session
+            .try_update_untracked(|s| s.problem_item(index))
+            .flatten()
     }
 
     /// The operator palette: name and first line of documentation.

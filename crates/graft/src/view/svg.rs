@@ -46,6 +46,8 @@ pub const STYLE: &str = "\
 .g-node.g-hit rect{stroke:#e0531f;stroke-width:3}\
 .g-node.g-group.g-hit rect.g-frame{stroke:#e0531f;stroke-width:3}\
 .g-node.g-new>rect{stroke:#16a34a;stroke-width:3}\
+.g-node.g-bad>rect{stroke:#dc2626;stroke-width:2.5}\
+.g-badge{fill:#dc2626;stroke:#fff;stroke-width:1.5}\
 .g-t{font:600 12px sans-serif;fill:#1b2430}\
 .g-s{font:10px sans-serif;fill:#4a5566}\
 .g-a{font:10px sans-serif;fill:#2b3a55}\
@@ -82,15 +84,16 @@ pub fn document(scene: &Scene, model: &crate::ir::Model) -> String {
         everything,
         Detail::Full,
         &[],
-        &|_| false,
+        &|_| None,
     ));
     out.push_str("</svg>");
     out
 }
 
 /// The SVG elements (no `<svg>` wrapper) of what lies in `view`, drawn at `detail`;
-/// the `selected` items are highlighted, and every item `marked` says (class `g-new`: e.g. the nodes an
-/// inline preview adds). Groups come before their children so frames sit behind. The
+/// the `selected` items are highlighted, and every item `marked` names gets that class
+/// (`g-new`: e.g. the nodes an inline preview adds; `g-bad`: a node with a problem, drawn
+/// with a red outline and a dot in its corner). Groups come before their children so frames sit behind. The
 /// arrowheads of all edges are one path, drawn last: one element instead of an SVG
 /// marker per edge, which the browser styles and paints one by one.
 pub fn region(
@@ -99,7 +102,7 @@ pub fn region(
     view: Rect,
     detail: Detail,
     selected: &[super::ItemId],
-    marked: &dyn Fn(&Item) -> bool,
+    marked: &dyn Fn(&Item) -> Option<&'static str>,
 ) -> String {
     let mut out = String::new();
     let mut items: Vec<&Placed> = scene.items_in(view).collect();
@@ -227,7 +230,7 @@ fn item(
     p: &Placed,
     detail: Detail,
     hit: bool,
-    marked: &dyn Fn(&Item) -> bool,
+    marked: &dyn Fn(&Item) -> Option<&'static str>,
 ) {
     let Some(item) = scene.view.item(p.item) else {
         return;
@@ -248,8 +251,10 @@ fn item(
     if hit {
         class.push_str(" g-hit");
     }
-    if marked(item) {
-        class.push_str(" g-new");
+    let mark = marked(item);
+    if let Some(m) = mark {
+        class.push(' ');
+        class.push_str(m);
     }
     let _ = write!(
         out,
@@ -262,6 +267,14 @@ fn item(
         D1(r.w),
         D1(r.h)
     );
+    if mark == Some("g-bad") {
+        let _ = write!(
+            out,
+            "<circle class=\"g-badge\" cx=\"{}\" cy=\"{}\" r=\"5\"/>",
+            D1(r.x + r.w - 2.0),
+            D1(r.y + 2.0)
+        );
+    }
     if detail != Detail::Boxes {
         let mut y = r.y + if open { 17.0 } else { 15.0 };
         let x = r.x + 8.0;
