@@ -240,6 +240,7 @@ fn test(root: &Path) -> Result<(), String> {
         .arg("--corpus")
         .arg(&corpus_dir))?;
     step("interop: graft::builder side by side with spox (onnxruntime)");
+    run(cargo().args(["build", "-p", "graft", "--example", "builder_models"]))?;
     run(Command::new(&python)
         .arg(root.join("tests/interop/spox_side_by_side.py"))
         .arg("--example")
