@@ -1687,3 +1687,69 @@ fn a_graph_input_is_renamed_and_retyped_in_place_and_undone() {
     })
     .unwrap_or_else(|e| panic!("{e}\n{}", app.diagnosis()));
 }
+
+#[test]
+fn a_function_edited_as_text_is_applied_refused_at_its_line_and_undone() {
+    if !e2e::enabled() {
+        return;
+    }
+    let app = App::open();
+    app.wait("graph-ready");
+    app.browser.click(&app.wait("tab-text")).unwrap();
+    let scope = app.wait("text-scope");
+    app.browser
+        .click(
+            &app.browser
+                .find(&format!("{} option[value=\"0\"]", testid("text-scope")))
+                .unwrap()
+                .unwrap(),
+        )
+        .unwrap();
+    let _ = scope;
+    wait_until(e2e::TIMEOUT, "the function's text", || {
+        Ok(app
+            .text("text-view")
+            .contains("ScaledTanh <alpha")
+            .then_some(()))
+    })
+    .unwrap();
+    let original = app.text("text-view");
+    // Text that does not parse: refused at its line, nothing changes.
+    app.browser.click(&app.wait("text-edit")).unwrap();
+    let editor = app.wait("text-editor");
+    app.browser.clear(&editor).unwrap();
+    app.browser
+        .send_keys(&editor, "ScaledTanh (X) => (Y) {\n  Y = \n}")
+        .unwrap();
+    app.browser.click(&app.wait("text-apply")).unwrap();
+    let error = app.text("text-error");
+    assert!(error.contains("line 3"), "{error}");
+    app.browser.click(&app.wait("text-cancel")).unwrap();
+    assert_eq!(app.text("text-view"), original);
+    // The body's Tanh becomes a Sigmoid: applied as one edit.
+    app.browser.click(&app.wait("text-edit")).unwrap();
+    let editor = app.wait("text-editor");
+    app.browser.clear(&editor).unwrap();
+    let edited = "<domain: \"graft.examples\", opset_import: [\"\" : 18]>\n\
+                  ScaledTanh <alpha = 1.0> (X) => (Y) {\n\
+                  alpha_value = Constant <value_float: float = @alpha> ()\n\
+                  scaled = Mul(X, alpha_value)\n\
+                  squashed = Sigmoid(scaled)\n\
+                  Y = Div(squashed, alpha_value)\n}";
+    app.browser.send_keys(&editor, edited).unwrap();
+    app.browser.click(&app.wait("text-apply")).unwrap();
+    wait_until(e2e::TIMEOUT, "the applied text", || {
+        Ok(app
+            .get("text-view")
+            .and_then(|v| app.browser.text(&v).ok())
+            .filter(|t| t.contains("squashed = Sigmoid(scaled)"))
+            .map(|_| ()))
+    })
+    .unwrap_or_else(|e| panic!("{e}\n{}", app.diagnosis()));
+    // Undo puts the function back as it was.
+    app.browser.click(&app.wait("undo")).unwrap();
+    wait_until(e2e::TIMEOUT, "the original text", || {
+        Ok((app.text("text-view") == original).then_some(()))
+    })
+    .unwrap_or_else(|e| panic!("{e}\n{}", app.text("text-view")));
+}

@@ -873,6 +873,26 @@ impl Session {
         })
     }
 
+    /// Applies edited ONNX text to the whole model (`function` `None`) or to one
+    /// function (its index); a parse error is refused with its line.
+    pub fn apply_text(&mut self, function: Option<usize>, text: &str) -> bool {
+        let edit = match function {
+            None => graft::edit::Edit::ReplaceModel {
+                text: text.to_string(),
+            },
+            Some(i) => {
+                let Some(key) = self.function_key(i) else {
+                    return false;
+                };
+                graft::edit::Edit::ReplaceFunction {
+                    function: key.to_string(),
+                    text: text.to_string(),
+                }
+            }
+        };
+        self.edit("The text", edit, |_| None)
+    }
+
     /// The default-domain operators the palette offers (at the model's opset), with
     /// the first line of each one's documentation.
     pub fn palette(&self) -> Vec<(String, String)> {
@@ -2115,6 +2135,21 @@ impl AppState {
         self.session
             .try_update_untracked(|s| s.problem_item(index))
             .flatten()
+    }
+
+    /// Applies edited text (the text pane); returns the error when it is refused.
+    pub fn apply_text(self, function: Option<usize>, text: String) -> Result<(), String> {
+        let applied = self
+            .change(|s| s.apply_text(function, &text))
+            .unwrap_or(false);
+        if applied {
+            Ok(())
+        } else {
+            Err(self
+                .session
+                .with_untracked(|s| s.error().map(str::to_string))
+                .unwrap_or_else(|| "not applied".into()))
+        }
     }
 
     /// The operator palette: name and first line of documentation.

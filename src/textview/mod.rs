@@ -1,5 +1,8 @@
-//! The text tab: the open model, or one of its functions, in ONNX text (read-only).
-//! The core prints; this component only chooses what to print and shows it.
+//! The text tab: the open model, or one of its functions, in ONNX text. Edit turns the
+//! text into a text area; Apply replaces the model (or the function) by what it says,
+//! as one undoable edit, and the canvas follows; text that does not parse is refused
+//! with its line, the model unchanged. The core prints and parses; this component
+//! only chooses what to show.
 
 use leptos::prelude::*;
 
@@ -16,6 +19,28 @@ pub fn TextPanel() -> impl IntoView {
         scope.set(None);
     });
     let text = Memo::new(move |_| state.text(scope.get()));
+    let editing = RwSignal::new(false);
+    let draft = RwSignal::new(String::new());
+    let problem = RwSignal::new(None::<String>);
+    // Another model or scope ends an edit.
+    Effect::new(move |_| {
+        scope.track();
+        state.name.track();
+        editing.set(false);
+        problem.set(None);
+    });
+    let start = move |_| {
+        draft.set(text.get_untracked().unwrap_or_default());
+        problem.set(None);
+        editing.set(true);
+    };
+    let apply = move |_| match state.apply_text(scope.get_untracked(), draft.get_untracked()) {
+        Ok(()) => {
+            problem.set(None);
+            editing.set(false);
+        }
+        Err(e) => problem.set(Some(e)),
+    };
     let options = move || {
         state
             .functions
@@ -43,8 +68,29 @@ pub fn TextPanel() -> impl IntoView {
                         {options}
                     </select>
                 </label>
+                <Show
+                    when=move || editing.get()
+                    fallback=move || view! {
+                        <button class="button" data-testid="text-edit" title="Edit the text and apply it as one undoable edit" on:click=start>"Edit"</button>
+                    }
+                >
+                    <button class="button button-primary" data-testid="text-apply" title="Replace by this text (undo with Ctrl+Z)" on:click=apply>"Apply"</button>
+                    <button class="button" data-testid="text-cancel" on:click=move |_| { editing.set(false); problem.set(None); }>"Cancel"</button>
+                </Show>
             </div>
-            <pre class="text-view" data-testid="text-view">{move || text.get().unwrap_or_default()}</pre>
+            {move || problem.get().map(|p| view! { <p class="text-error" data-testid="text-error">{p}</p> })}
+            <Show
+                when=move || editing.get()
+                fallback=move || view! { <pre class="text-view" data-testid="text-view">{move || text.get().unwrap_or_default()}</pre> }
+            >
+                <textarea
+                    class="text-view text-edit"
+                    data-testid="text-editor"
+                    spellcheck="false"
+                    prop:value=move || draft.get()
+                    on:input=move |e| draft.set(event_target_value(&e))
+                ></textarea>
+            </Show>
         </section>
     }
 }

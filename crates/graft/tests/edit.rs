@@ -691,3 +691,34 @@ fn compound_edits_are_single_steps() {
     assert_eq!(text(&again), text(&m));
     assert!(text(&m).contains("z, gate)"), "{}", text(&m));
 }
+
+#[test]
+fn text_replaces_the_model_or_one_function() {
+    let edited = text(&model()).replace("b = Relu(a)", "b = Sigmoid(a)");
+    let m = round(Edit::ReplaceModel { text: edited }, &["b = Sigmoid(a)"]);
+    assert!(errors(&m).is_empty(), "{:?}", errors(&m));
+    let m0 = model();
+    let f = m0.functions[0];
+    let body = graft::text::print_function(&m0, f).replace("q = Relu(m)", "q = Tanh(m)");
+    let m = round(
+        Edit::ReplaceFunction {
+            function: "local.Scale".into(),
+            text: body,
+        },
+        &["q = Tanh(m)"],
+    );
+    assert!(errors(&m).is_empty(), "{:?}", errors(&m));
+    // Text that does not parse is refused at its line.
+    let mut m = model();
+    let before = text(&m);
+    let e = graft::edit::apply(
+        &mut m,
+        &Edit::ReplaceModel {
+            text: "<ir_version: 10>\ng () => () {\n  y = \n}".into(),
+        },
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(e.starts_with("line "), "{e}");
+    assert_eq!(text(&m), before);
+}

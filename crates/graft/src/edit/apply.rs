@@ -531,6 +531,49 @@ pub(super) fn apply(model: &mut Model, edit: &Edit) -> Result<Undo, EditError> {
                 crate::library::outline(m, &ids, &key.domain, &key.name).map(|_| ())
             })?;
         }
+        Edit::ReplaceModel { text } => {
+            let parsed = crate::text::parse_model(text).map_err(|e| {
+                err(format!(
+                    "line {}, column {}: {}",
+                    e.line, e.column, e.message
+                ))
+            })?;
+            let mut new = parsed.model;
+            new.external_files = model.external_files.clone();
+            let before = std::mem::replace(model, new);
+            undo.push(Restore::Model(Box::new(before)));
+        }
+        Edit::ReplaceFunction { function, text } => {
+            let key = parse_key(function);
+            let f = model
+                .find_function(&key)
+                .ok_or_else(|| err(format!("no local function {key}")))?;
+            let parsed = crate::text::parse_function(text).map_err(|e| {
+                err(format!(
+                    "line {}, column {}: {}",
+                    e.line, e.column, e.message
+                ))
+            })?;
+            let new_key = parsed
+                .model
+                .functions
+                .first()
+                .map(|&g| parsed.model.function(g).key())
+                .ok_or_else(|| err("the text holds no function"))?;
+            if new_key != key && model.find_function(&new_key).is_some() {
+                return Err(err(format!("a function {new_key} already exists")));
+            }
+            let position = model.functions.iter().position(|&g| g == f).unwrap_or(0);
+            let before = model.clone();
+            let (ids, _) = model.absorb(parsed.model);
+            model.functions.retain(|&g| g != f);
+            for (k, id) in ids.into_iter().enumerate() {
+                model
+                    .functions
+                    .insert((position + k).min(model.functions.len()), id);
+            }
+            undo.push(Restore::Model(Box::new(before)));
+        }
     }
     Ok(Undo(undo))
 }

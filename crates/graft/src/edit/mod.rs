@@ -230,6 +230,16 @@ pub enum Edit {
         nodes: Vec<usize>,
         function: String,
     },
+    /// Replaces the whole model by ONNX text (the text pane); the attached external
+    /// data stays. Text that does not parse is refused with its line and column.
+    ReplaceModel {
+        text: String,
+    },
+    /// Replaces one function (`DOMAIN.NAME[:OVERLOAD]`) by ONNX text, in place.
+    ReplaceFunction {
+        function: String,
+        text: String,
+    },
 }
 
 /// One line for a history panel: `Rename value a → act (main)`.
@@ -340,6 +350,8 @@ pub fn describe(edit: &Edit) -> String {
         } => {
             format!("Outline {} nodes into {function}{}", nodes.len(), at(graph))
         }
+        Edit::ReplaceModel { .. } => "Edit the model as text".into(),
+        Edit::ReplaceFunction { function, .. } => format!("Edit {function} as text"),
     }
 }
 
