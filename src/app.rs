@@ -39,7 +39,7 @@ pub fn App() -> impl IntoView {
         }
     };
     view! {
-        <div class="app">
+        <div class="app" class:presenting=move || state.presenting.get() data-testid="app">
             <Toolbar/>
             <main class="app-main">
                 <ErrorBanner/>

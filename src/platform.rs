@@ -338,6 +338,15 @@ pub fn on_delete_key(f: impl Fn() + 'static) {
     });
 }
 
+/// Calls `f` on Escape (anywhere). Lives as long as the page.
+pub fn on_escape_key(f: impl Fn() + 'static) {
+    window_event_listener(ev::keydown, move |e| {
+        if e.key() == "Escape" {
+            f();
+        }
+    });
+}
+
 /// Calls `f` whenever the window changes size. The listener lives as long as the page.
 pub fn on_resize(f: impl Fn() + 'static) {
     window_event_listener(ev::resize, move |_| f());

@@ -1753,3 +1753,35 @@ fn a_function_edited_as_text_is_applied_refused_at_its_line_and_undone() {
     })
     .unwrap_or_else(|e| panic!("{e}\n{}", app.text("text-view")));
 }
+
+#[test]
+fn each_example_explains_itself_and_presentation_mode_hides_the_panels() {
+    if !e2e::enabled() {
+        return;
+    }
+    let app = App::open();
+    app.wait("graph-ready");
+    let about = app.text("example-about");
+    assert!(about.contains("ScaledTanh"), "{about}");
+    let steps = app.browser.find_all(&testid("example-step")).unwrap();
+    assert_eq!(steps.len(), 2);
+    assert!(app.browser.text(&steps[1]).unwrap().contains("alpha_0p2"));
+    // Present: the side panel and the tabs go; Esc brings them back.
+    let side_shown = |app: &App| {
+        app.browser.execute(
+            "const s = document.querySelector('.graph-side'); \
+             return !!s && getComputedStyle(s).display !== 'none';",
+            vec![],
+        )
+    };
+    app.browser.click(&app.wait("present")).unwrap();
+    wait_until(e2e::TIMEOUT, "the panels hidden", || {
+        Ok((side_shown(&app)? == json!(false)).then_some(()))
+    })
+    .unwrap_or_else(|e| panic!("{e}\n{}", app.diagnosis()));
+    app.browser.press_keys(&[], "\u{E00C}").unwrap();
+    wait_until(e2e::TIMEOUT, "the panels back", || {
+        Ok((side_shown(&app)? == json!(true)).then_some(()))
+    })
+    .unwrap_or_else(|e| panic!("{e}\n{}", app.diagnosis()));
+}

@@ -2,9 +2,12 @@
 //! the detail the zoom allows. Drag pans, the wheel zooms around the pointer, a click
 //! on a group's `+`/`−` expands or collapses it in place, a click on a box selects it
 //! and shows its properties, Shift+click adds a node to the selection or takes it
-//! out. Beside it: search over every graph, function body and subgraph, the selected
-//! nodes with Outline… (`outline.rs`), and the properties of the selected item.
+//! out. Beside it: a bundled example's guide (`guide.rs`), search over every graph,
+//! function body and subgraph, the problems list (`problems.rs`), the selected nodes
+//! with Outline… (`outline.rs`), and the properties of the selected item with its
+//! editor (`node_editor.rs`). Presentation mode hides the side and enlarges the drawing.
 
+mod guide;
 mod node_editor;
 mod outline;
 mod problems;
@@ -17,6 +20,7 @@ use graft::view::{ItemId, Rect};
 use crate::platform;
 use crate::state::{AppState, FunctionInfo, SearchHit};
 
+use guide::ExampleGuide;
 use node_editor::{NodeEditorView, TerminalEditorView};
 use outline::Outline;
 use problems::Problems;
@@ -24,6 +28,8 @@ use problems::Problems;
 /// Zoom limits (screen pixels per layout unit).
 const MIN_ZOOM: f64 = 0.02;
 const MAX_ZOOM: f64 = 4.0;
+/// How much presentation mode enlarges the drawing.
+const PRESENT_ZOOM: f64 = 1.4;
 /// The zoom a model opens at when fitting it whole would make text unreadable.
 const READABLE_ZOOM: f64 = 0.75;
 
@@ -41,6 +47,19 @@ pub fn GraphPanel() -> impl IntoView {
         x: 0.0,
         y: 0.0,
         zoom: 1.0,
+    });
+    // Presentation mode enlarges the drawing (and gives it back on leaving).
+    Effect::new(move |previous: Option<bool>| {
+        let now = state.presenting.get();
+        if previous.is_some_and(|p| p != now) {
+            let factor = if now {
+                PRESENT_ZOOM
+            } else {
+                1.0 / PRESENT_ZOOM
+            };
+            camera.update(|c| c.zoom = (c.zoom * factor).clamp(MIN_ZOOM, MAX_ZOOM));
+        }
+        now
     });
     let size = RwSignal::new((1200.0f64, 800.0f64));
     let selection = state.selection;
@@ -321,6 +340,7 @@ pub fn GraphPanel() -> impl IntoView {
                 </Show>
             </div>
             <aside class="graph-side">
+                <ExampleGuide/>
                 <form class="search" on:submit=move |e| { e.prevent_default(); run_search() }>
                     <input
                         type="search"

@@ -21,41 +21,81 @@ mod inline;
 
 pub use inline::InlineView;
 
-/// A model shipped with the app, served from `examples/`.
+/// A model shipped with the app, served from `examples/`, with what it shows and
+/// one or two things to try on it.
 #[derive(Debug)]
 pub struct Example {
     pub file: &'static str,
     pub label: &'static str,
+    pub about: &'static str,
+    pub try_this: &'static [&'static str],
 }
 
 pub const EXAMPLES: &[Example] = &[
     Example {
         file: "functions_and_control_flow.onnx",
         label: "Functions and control flow",
+        about: "Two calls of a local function, ScaledTanh, with different compile-time \
+                values of alpha, and an If whose branches are graphs of their own. Calls \
+                and branches open in place.",
+        try_this: &[
+            "Click + on the call act1 to see ScaledTanh's body with alpha bound to 0.5.",
+            "Select act1 and set alpha to 0.2 in its editor: a new overload, alpha_0p2, \
+             appears on the canvas and in the library. Ctrl+Z takes it back.",
+        ],
     },
     Example {
         file: "function_library.onnx",
         label: "Function library: overloads and defaults",
+        about: "A library of functions with attribute defaults and existing overloads \
+                (ONNX IR 10): the library panel lists each with its calls.",
+        try_this: &[
+            "Open a function in the library and jump to one of its calls.",
+            "Press \"Specialize all calls\" and watch each call get its overload.",
+        ],
     },
     Example {
         file: "live_specialization.onnx",
         label: "Live specialization: a 280-node function",
+        about: "One call of a 280-node function whose body depends on its attributes: \
+                specializing it folds what becomes constant.",
+        try_this: &[
+            "Select the call and change one of its attributes: the overload is built and \
+             drawn as you type.",
+        ],
     },
     Example {
         file: "silero_vad.onnx",
         label: "silero-vad: nested Ifs",
+        about: "A voice-activity model whose If branches hold further Ifs.",
+        try_this: &["Press e to expand everything, then c to collapse it again."],
     },
     Example {
         file: "transformer_24.onnx",
         label: "Transformer, 24 layers (torch-style names)",
+        about: "Node names like /model/layers.3/attn/MatMul become nested groups.",
+        try_this: &["Search for a node of layer 7 and jump to it."],
     },
     Example {
         file: "transformer_1000.onnx",
         label: "Large: 21,000 nodes, 1,000 layers",
+        about: "A big model: groups are laid out as you open them, and the minimap \
+                shows where you are.",
+        try_this: &[
+            "Press e: expanding everything runs in pieces, with a progress bar and \
+                     Cancel.",
+        ],
     },
     Example {
         file: "mlp.onnx",
         label: "MLP",
+        about: "A tiny multi-layer perceptron, 4 → 16 → 16 → 3.",
+        try_this: &[
+            "Select the Softmax and add a Sigmoid after it from the palette; then look \
+             at the History tab and export the edit log.",
+            "Drop this model file onto the inline zone of another model to inline it \
+             (its input x bound to a value of that model).",
+        ],
     },
 ];
 
@@ -1665,6 +1705,8 @@ pub struct AppState {
     pub opened: Memo<u64>,
     /// The items selected on the canvas, the one whose properties show last.
     pub selection: RwSignal<Vec<ItemId>>,
+    /// Presentation mode: the panels hidden, text larger.
+    pub presenting: RwSignal<bool>,
     /// The model state (`OpenModel::serial`) the selection's item ids belong to.
     selection_of: StoredValue<u64>,
 }
@@ -1691,6 +1733,7 @@ impl AppState {
             history: Memo::new(move |_| session.with(Session::history)),
             opened: Memo::new(move |_| session.with(Session::opened)),
             selection: RwSignal::new(Vec::new()),
+            presenting: RwSignal::new(false),
             selection_of: StoredValue::new(0),
             functions: Memo::new(move |_| {
                 session.with(|s| {

@@ -18,6 +18,7 @@ pub fn Toolbar() -> impl IntoView {
     // Auto (the system's setting), light or dark; remembered across visits.
     platform::on_history_keys(move || state.undo(), move || state.redo());
     platform::on_delete_key(move || state.delete_selected(true));
+    platform::on_escape_key(move || state.presenting.set(false));
     let theme = RwSignal::new(platform::saved_theme());
     platform::apply_theme(&theme.get_untracked());
     platform::on_system_theme_change(move || platform::apply_theme(&theme.get_untracked()));
@@ -102,6 +103,14 @@ pub fn Toolbar() -> impl IntoView {
                     on:click=move |_| state.redo()
                 >
                     "Redo"
+                </button>
+                <button
+                    class="button"
+                    data-testid="present"
+                    title="Presentation mode: only the canvas, larger text (Esc leaves it)"
+                    on:click=move |_| state.presenting.update(|p| *p = !*p)
+                >
+                    {move || if state.presenting.get() { "End presentation" } else { "Present" }}
                 </button>
                 <button
                     class="button button-primary"
