@@ -18,10 +18,20 @@ use crate::toolbar::Toolbar;
 pub fn App() -> impl IntoView {
     let state = AppState::new();
     provide_context(state);
-    // `?model=URL` (same origin) opens that model instead of the startup example.
+    // `?model=URL` (same origin) opens that model instead of the startup example; a
+    // shared view (`#example=…&open=…&sel=…&cam=…`) names its example and is restored
+    // once the model is drawn.
+    let fragment = crate::platform::fragment();
+    let shared_example = fragment.as_deref().and_then(|f| {
+        f.split('&')
+            .find_map(|kv| kv.strip_prefix("example="))
+            .and_then(crate::state::example)
+            .map(|e| e.file)
+    });
+    state.initial_view.set_value(fragment);
     match crate::platform::query_parameter("model") {
         Some(url) => state.open_url(url),
-        None => state.open_example(STARTUP_EXAMPLE),
+        None => state.open_example(shared_example.unwrap_or(STARTUP_EXAMPLE)),
     }
     let tab = RwSignal::new(Tab::Graph);
     let tab_button = move |which: Tab, label: &'static str, testid: &'static str| {

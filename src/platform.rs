@@ -288,6 +288,34 @@ pub fn query_parameter(name: &str) -> Option<String> {
     params.get(name)
 }
 
+/// The page's URL fragment without `#` (`None` when empty).
+pub fn fragment() -> Option<String> {
+    let hash = window().location().hash().ok()?;
+    let hash = hash.trim_start_matches('#');
+    (!hash.is_empty()).then(|| hash.to_string())
+}
+
+/// Replaces the URL fragment (no new history entry, no navigation); an empty one is
+/// removed.
+pub fn set_fragment(fragment: &str) {
+    let location = window().location();
+    let url = if fragment.is_empty() {
+        format!(
+            "{}{}",
+            location.pathname().unwrap_or_default(),
+            location.search().unwrap_or_default()
+        )
+    } else {
+        format!("#{fragment}")
+    };
+    if location.hash().ok().as_deref() == Some(url.as_str()) {
+        return;
+    }
+    if let Ok(history) = window().history() {
+        let _ = history.replace_state_with_url(&JsValue::NULL, "", Some(&url));
+    }
+}
+
 /// Calls `f` on every key pressed outside text fields, with the key's name
 /// (`KeyboardEvent.key`). The listener lives as long as the page.
 pub fn on_key(f: impl Fn(String) + 'static) {

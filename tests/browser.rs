@@ -1785,3 +1785,48 @@ fn each_example_explains_itself_and_presentation_mode_hides_the_panels() {
     })
     .unwrap_or_else(|e| panic!("{e}\n{}", app.diagnosis()));
 }
+
+#[test]
+fn a_shared_link_restores_the_example_open_groups_selection_and_camera() {
+    if !e2e::enabled() {
+        return;
+    }
+    let app = App::open();
+    app.browser.set_viewport(1600, 2400).unwrap();
+    app.wait("graph-ready");
+    // Open the call act1, select it.
+    toggle(&app, "act1");
+    wait_for_graph_text(&app, "value_float = 0.5", "the expanded call");
+    app.browser.click(&node_box(&app, "act1")).unwrap();
+    app.wait("call-editor");
+    let hash = wait_until(e2e::TIMEOUT, "the fragment to name the view", || {
+        let h = app
+            .browser
+            .execute("return window.location.hash;", vec![])?;
+        let h = h.as_str().unwrap_or_default().to_string();
+        Ok((h.contains("example=functions_and_control_flow.onnx")
+            && h.contains("open=")
+            && h.contains("sel="))
+        .then_some(h))
+    })
+    .unwrap_or_else(|e| panic!("{e}\n{}", app.diagnosis()));
+    // A fresh page at that address (a fragment change alone would not load one): the
+    // same call open and selected.
+    app.browser.goto("about:blank").unwrap();
+    app.browser.goto(&format!("{}{hash}", app.url)).unwrap();
+    app.wait("graph-ready");
+    wait_for_graph_text(&app, "value_float = 0.5", "the call open again");
+    app.wait("call-editor");
+    let restored = app
+        .browser
+        .execute("return window.location.hash;", vec![])
+        .unwrap();
+    let cam = |h: &str| h.split("cam=").nth(1).unwrap_or_default().to_string();
+    assert_eq!(cam(restored.as_str().unwrap_or_default()), cam(&hash));
+    // Another example through the fragment.
+    app.browser.goto("about:blank").unwrap();
+    app.browser
+        .goto(&format!("{}#example=mlp.onnx", app.url))
+        .unwrap();
+    app.wait_for_model("mlp.onnx");
+}

@@ -126,9 +126,28 @@ pub fn GraphPanel() -> impl IntoView {
         if state.name.get_untracked().is_some() {
             // Untracked: the effect follows the open model, not every redraw.
             untrack(|| fit_with(true));
+            // A shared view: its groups, selection and camera, on the first model.
+            if let Some(fragment) = state.initial_view.try_update_value(Option::take).flatten()
+                && let Some((x, y, zoom)) = untrack(|| state.restore_fragment(&fragment))
+            {
+                camera.set(Camera {
+                    x,
+                    y,
+                    zoom: zoom.clamp(MIN_ZOOM, MAX_ZOOM),
+                });
+            }
             ready.set(true);
             platform::set_ready(true);
         }
+    });
+    // The URL fragment follows the view (open groups, selection, camera), so the
+    // address can be shared.
+    Effect::new(move |_| {
+        let c = camera.get();
+        if !ready.get() || state.initial_view.with_value(Option::is_some) {
+            return;
+        }
+        platform::set_fragment(&state.view_fragment((c.x, c.y, c.zoom)));
     });
     Effect::new(move |_| {
         if state.pending.get().is_some() {

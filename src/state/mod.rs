@@ -446,6 +446,106 @@ impl Session {
         hits(&scene.view, found)
     }
 
+    /// Where `item` sits: the index of each group on the way down from the root, then
+    /// its own, joined by dots (`0.3.1`). Stable for a model: group contents are built
+    /// the same way each time.
+    pub fn item_path(&self, item: ItemId) -> Option<String> {
+        let view = &self.open.as_ref()?.scene.as_ref()?.view;
+        let mut parts = Vec::new();
+        let mut id = item;
+        while let Some(parent) = view.item(id)?.parent {
+            let k = view
+                .item(parent)?
+                .children
+                .as_ref()?
+                .iter()
+                .position(|&c| c == id)?;
+            parts.push(k.to_string());
+            id = parent;
+        }
+        parts.reverse();
+        Some(parts.join("."))
+    }
+
+    /// The paths of the expanded groups, parents first.
+    pub fn expanded_paths(&self) -> Vec<String> {
+        let Some(view) = self
+            .open
+            .as_ref()
+            .and_then(|o| o.scene.as_ref())
+            .map(|s| &s.view)
+        else {
+            return Vec::new();
+        };
+        let mut out = Vec::new();
+        let mut stack: Vec<(ItemId, String)> = vec![(view.root(), String::new())];
+        while let Some((id, path)) = stack.pop() {
+            let Some(item) = view.item(id) else { continue };
+            let is_root = id == view.root();
+            if !is_root && !(item.is_group && item.expanded) {
+                continue;
+            }
+            if !is_root {
+                out.push(path.clone());
+            }
+            for (k, &c) in item
+                .children
+                .as_deref()
+                .unwrap_or(&[])
+                .iter()
+                .enumerate()
+                .rev()
+            {
+                let p = if path.is_empty() {
+                    k.to_string()
+                } else {
+                    format!("{path}.{k}")
+                };
+                stack.push((c, p));
+            }
+        }
+        out
+    }
+
+    /// The item at `path` (building group contents on the way).
+    fn item_at(&mut self, path: &str) -> Option<ItemId> {
+        let open = self.open.as_mut()?;
+        let scene = open.scene.as_mut()?;
+        let mut id = scene.view.root();
+        for part in path.split('.').filter(|p| !p.is_empty()) {
+            let k: usize = part.parse().ok()?;
+            id = *scene.view.children(&open.model, id).get(k)?;
+        }
+        Some(id)
+    }
+
+    /// Opens the groups at `open` (paths) and returns the item at `selected`: a shared
+    /// view restored.
+    pub fn restore_view(&mut self, open: &[String], selected: Option<&str>) -> Option<ItemId> {
+        let mut changed = false;
+        for path in open {
+            let Some(item) = self.item_at(path) else {
+                continue;
+            };
+            let Some(o) = self.open.as_mut() else { break };
+            let Some(scene) = o.scene.as_mut() else { break };
+            if scene
+                .view
+                .item(item)
+                .is_some_and(|i| i.is_group && !i.expanded)
+            {
+                changed |= scene.set_expanded(&o.model, item, true);
+            }
+        }
+        if changed
+            && let Some(o) = self.open.as_mut()
+            && let Some(scene) = o.scene.as_mut()
+        {
+            let _ = scene.layout(&o.model, &mut || false);
+        }
+        selected.and_then(|p| self.item_at(p))
+    }
+
     /// The checker's and importer's problems, errors first: severity, message,
     /// location, and whether it points at a node (to jump to).
     pub fn problems(&self) -> Vec<Problem> {
@@ -1707,6 +1807,9 @@ pub struct AppState {
     pub selection: RwSignal<Vec<ItemId>>,
     /// Presentation mode: the panels hidden, text larger.
     pub presenting: RwSignal<bool>,
+    /// The view the page's URL fragment named when it loaded, until it is restored
+    /// on the first model drawn.
+    pub initial_view: StoredValue<Option<String>>,
     /// The model state (`OpenModel::serial`) the selection's item ids belong to.
     selection_of: StoredValue<u64>,
 }
@@ -1734,6 +1837,7 @@ impl AppState {
             opened: Memo::new(move |_| session.with(Session::opened)),
             selection: RwSignal::new(Vec::new()),
             presenting: RwSignal::new(false),
+            initial_view: StoredValue::new(None),
             selection_of: StoredValue::new(0),
             functions: Memo::new(move |_| {
                 session.with(|s| {
@@ -2193,6 +2297,59 @@ impl AppState {
                 .with_untracked(|s| s.error().map(str::to_string))
                 .unwrap_or_else(|| "not applied".into()))
         }
+    }
+
+    /// The view as a URL fragment: the bundled example (when one is open), the open
+    /// groups, the selection and the camera (`x,y,zoom`); empty for a model opened
+    /// from a file (its address would not bring it back).
+    pub fn view_fragment(self, camera: (f64, f64, f64)) -> String {
+        let selected = self.selection.with(|s| s.last().copied());
+        let from_url = platform::query_parameter("model").is_some();
+        self.session.with(|s| {
+            let mut parts = Vec::new();
+            match s.open().map(|o| o.origin) {
+                Some(Origin::Example(file)) => parts.push(format!("example={file}")),
+                // A file from this machine cannot be shared by its address.
+                _ if !from_url => return String::new(),
+                _ => {}
+            }
+            let open = s.expanded_paths();
+            if !open.is_empty() {
+                parts.push(format!("open={}", open.join("_")));
+            }
+            if let Some(path) = selected.and_then(|i| s.item_path(i)) {
+                parts.push(format!("sel={path}"));
+            }
+            parts.push(format!(
+                "cam={:.1},{:.1},{:.3}",
+                camera.0, camera.1, camera.2
+            ));
+            parts.join("&")
+        })
+    }
+
+    /// Restores the open groups and the selection a fragment names (see
+    /// [`AppState::view_fragment`]); returns its camera.
+    pub fn restore_fragment(self, fragment: &str) -> Option<(f64, f64, f64)> {
+        let field = |key: &str| {
+            fragment
+                .split('&')
+                .find_map(|kv| kv.strip_prefix(key)?.strip_prefix('='))
+                .map(str::to_string)
+        };
+        let open: Vec<String> = field("open")
+            .map(|o| o.split('_').map(str::to_string).collect())
+            .unwrap_or_default();
+        let sel = field("sel");
+        let selected = self
+            .change(|s| s.restore_view(&open, sel.as_deref()))
+            .flatten();
+        if let Some(item) = selected {
+            self.select(vec![item]);
+        }
+        let cam = field("cam")?;
+        let mut it = cam.split(',').map(|x| x.parse::<f64>().ok());
+        Some((it.next()??, it.next()??, it.next()??))
     }
 
     /// The operator palette: name and first line of documentation.
