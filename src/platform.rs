@@ -288,6 +288,13 @@ pub fn query_parameter(name: &str) -> Option<String> {
     params.get(name)
 }
 
+/// Whether a key event comes from a text field (where keys are the user's typing).
+fn in_text_field(e: &web_sys::KeyboardEvent) -> bool {
+    e.target()
+        .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+        .is_some_and(|el| matches!(el.tag_name().as_str(), "INPUT" | "TEXTAREA" | "SELECT"))
+}
+
 /// The page's URL fragment without `#` (`None` when empty).
 pub fn fragment() -> Option<String> {
     let hash = window().location().hash().ok()?;
@@ -320,10 +327,7 @@ pub fn set_fragment(fragment: &str) {
 /// (`KeyboardEvent.key`). The listener lives as long as the page.
 pub fn on_key(f: impl Fn(String) + 'static) {
     window_event_listener(ev::keydown, move |e| {
-        let typing = e
-            .target()
-            .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
-            .is_some_and(|el| matches!(el.tag_name().as_str(), "INPUT" | "TEXTAREA" | "SELECT"));
+        let typing = in_text_field(&e);
         if !typing && !e.ctrl_key() && !e.meta_key() && !e.alt_key() {
             f(e.key());
         }
@@ -334,10 +338,7 @@ pub fn on_key(f: impl Fn(String) + 'static) {
 /// text fields. Lives as long as the page.
 pub fn on_history_keys(undo: impl Fn() + 'static, redo: impl Fn() + 'static) {
     window_event_listener(ev::keydown, move |e| {
-        let typing = e
-            .target()
-            .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
-            .is_some_and(|el| matches!(el.tag_name().as_str(), "INPUT" | "TEXTAREA" | "SELECT"));
+        let typing = in_text_field(&e);
         if typing || !(e.ctrl_key() || e.meta_key()) {
             return;
         }
@@ -355,10 +356,7 @@ pub fn on_history_keys(undo: impl Fn() + 'static, redo: impl Fn() + 'static) {
 /// Calls `f` on Delete pressed outside text fields. Lives as long as the page.
 pub fn on_delete_key(f: impl Fn() + 'static) {
     window_event_listener(ev::keydown, move |e| {
-        let typing = e
-            .target()
-            .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
-            .is_some_and(|el| matches!(el.tag_name().as_str(), "INPUT" | "TEXTAREA" | "SELECT"));
+        let typing = in_text_field(&e);
         if !typing && e.key() == "Delete" {
             e.prevent_default();
             f();

@@ -1485,6 +1485,17 @@ fn edits_undo_and_redo_by_keyboard_the_history_and_the_log_replays_to_the_export
     assert_equal_models(&replayed, &exported);
 }
 
+/// Picks the MLP in the example list and waits for its drawing.
+fn open_mlp(app: &App) {
+    let option = format!("{} option[value=\"mlp.onnx\"]", testid("example-select"));
+    app.browser
+        .click(&app.browser.wait_for(&option, e2e::TIMEOUT).unwrap())
+        .unwrap();
+    app.wait_for_model("mlp.onnx");
+    app.browser.click(&app.wait("tab-graph")).unwrap();
+    app.wait("graph-ready");
+}
+
 /// Replaces the text of the input `id` by `text` and commits it, as a person would:
 /// Ctrl+A, the text, Enter (which fires `change` once, with the new text).
 fn type_into(app: &App, id: &str, text: &str) {
@@ -1502,21 +1513,7 @@ fn an_editing_session_undo_redo_and_the_log_replays_to_the_export() {
     let app = App::open();
     app.browser.set_viewport(1600, 1400).unwrap();
     app.wait("graph-ready");
-    app.wait("example-select");
-    app.browser
-        .click(
-            &app.browser
-                .find(&format!(
-                    "{} option[value=\"mlp.onnx\"]",
-                    testid("example-select")
-                ))
-                .unwrap()
-                .unwrap(),
-        )
-        .unwrap();
-    app.wait_for_model("mlp.onnx");
-    app.browser.click(&app.wait("tab-graph")).unwrap();
-    app.wait("graph-ready");
+    open_mlp(&app);
     let diagnostics = |app: &App| {
         app.browser.click(&app.wait("tab-summary")).unwrap();
         let text = app.text("diagnostics");
@@ -1631,20 +1628,7 @@ fn a_graph_input_is_renamed_and_retyped_in_place_and_undone() {
     let app = App::open();
     app.browser.set_viewport(1600, 1400).unwrap();
     app.wait("graph-ready");
-    app.browser
-        .click(
-            &app.browser
-                .find(&format!(
-                    "{} option[value=\"mlp.onnx\"]",
-                    testid("example-select")
-                ))
-                .unwrap()
-                .unwrap(),
-        )
-        .unwrap();
-    app.wait_for_model("mlp.onnx");
-    app.browser.click(&app.wait("tab-graph")).unwrap();
-    app.wait("graph-ready");
+    open_mlp(&app);
     let model_text = |app: &App| {
         app.browser.click(&app.wait("tab-text")).unwrap();
         let text = app.text("text-view");

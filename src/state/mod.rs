@@ -482,7 +482,7 @@ impl Session {
         while let Some((id, path)) = stack.pop() {
             let Some(item) = view.item(id) else { continue };
             let is_root = id == view.root();
-            if !is_root && !(item.is_group && item.expanded) {
+            if !(is_root || item.is_group && item.expanded) {
                 continue;
             }
             if !is_root {

@@ -34,9 +34,20 @@ pub fn run(root: &Path, check: bool) -> Result<(), String> {
     // Committed as rustfmt leaves it, so that `cargo fmt --check` and `--check` agree.
     let proto = rustfmt(&proto)?;
 
+    write_or_check(root, vec![(OUT_PROTO.to_string(), proto)], check, "codegen")
+}
+
+/// Writes each generated file that differs from what is committed, or with `check`
+/// fails naming the stale ones (and the `cargo xtask COMMAND` that regenerates them).
+pub fn write_or_check(
+    root: &Path,
+    files: Vec<(String, String)>,
+    check: bool,
+    command: &str,
+) -> Result<(), String> {
     let mut stale = Vec::new();
-    for (path, text) in [(OUT_PROTO, proto)] {
-        let full = root.join(path);
+    for (path, text) in files {
+        let full = root.join(&path);
         let current = std::fs::read_to_string(&full).unwrap_or_default();
         if current == text {
             continue;
@@ -52,7 +63,7 @@ pub fn run(root: &Path, check: bool) -> Result<(), String> {
         Ok(())
     } else {
         Err(format!(
-            "generated code is stale: {}; run `cargo xtask codegen`",
+            "generated code is stale: {}; run `cargo xtask {command}`",
             stale.join(", ")
         ))
     }

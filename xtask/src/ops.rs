@@ -14,30 +14,12 @@ use graft::schema::{self, OpSchema, ParamOption};
 pub const OPSETS: &[i64] = &[18, 21, 23];
 
 pub fn run(root: &Path, check: bool) -> Result<(), String> {
-    let mut stale = Vec::new();
+    let mut files = Vec::new();
     for &v in OPSETS {
         let path = format!("crates/graft/src/builder/opset{v}.rs");
-        let text = crate::codegen::rustfmt(&generate(v))?;
-        let full = root.join(&path);
-        let current = std::fs::read_to_string(&full).unwrap_or_default();
-        if current == text {
-            continue;
-        }
-        if check {
-            stale.push(path);
-        } else {
-            std::fs::write(&full, text).map_err(|e| format!("{}: {e}", full.display()))?;
-            println!("wrote {path}");
-        }
+        files.push((path, crate::codegen::rustfmt(&generate(v))?));
     }
-    if stale.is_empty() {
-        Ok(())
-    } else {
-        Err(format!(
-            "generated operator sets are stale: {}; run `cargo xtask ops`",
-            stale.join(", ")
-        ))
-    }
+    crate::codegen::write_or_check(root, files, check, "ops")
 }
 
 /// A Rust identifier for a schema name.
