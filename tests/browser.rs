@@ -1814,3 +1814,52 @@ fn a_shared_link_restores_the_example_open_groups_selection_and_camera() {
         .unwrap();
     app.wait_for_model("mlp.onnx");
 }
+
+#[test]
+fn an_initializer_is_replaced_from_an_npy_file_and_undone() {
+    if !e2e::enabled() {
+        return;
+    }
+    let app = App::open();
+    app.browser.set_viewport(1600, 1400).unwrap();
+    app.wait("graph-ready");
+    open_mlp(&app);
+    // A float32 array of three values, as numpy.save writes it.
+    let mut header = "{'descr': '<f4', 'fortran_order': False, 'shape': (3,), }".to_string();
+    while (10 + header.len() + 1) % 64 != 0 {
+        header.push(' ');
+    }
+    header.push('\n');
+    let mut npy = b"\x93NUMPY\x01\x00".to_vec();
+    npy.extend_from_slice(&u16::try_from(header.len()).unwrap().to_le_bytes());
+    npy.extend_from_slice(header.as_bytes());
+    for v in [1.5f32, 2.5, 3.5] {
+        npy.extend_from_slice(&v.to_le_bytes());
+    }
+    let dir = root().join("target/browser");
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("bias.npy");
+    std::fs::write(&file, &npy).unwrap();
+    let model_text = |app: &App| {
+        app.browser.click(&app.wait("tab-text")).unwrap();
+        let text = app.text("text-view");
+        app.browser.click(&app.wait("tab-graph")).unwrap();
+        app.wait("graph-ready");
+        text
+    };
+    let before = model_text(&app);
+    app.browser.click(&node_box(&app, "layer2/Gemm")).unwrap();
+    let input = app.wait("node-input-2-npy");
+    app.browser.choose_files(&input, &[&file]).unwrap();
+    wait_until(e2e::TIMEOUT, "the new bias", || {
+        Ok(model_text(&app)
+            .contains("\"layer2.bias\" = {1.5, 2.5, 3.5}")
+            .then_some(()))
+    })
+    .unwrap_or_else(|e| panic!("{e}\n{}", app.diagnosis()));
+    app.browser.click(&app.wait("undo")).unwrap();
+    wait_until(e2e::TIMEOUT, "the bias as it was", || {
+        Ok((model_text(&app) == before).then_some(()))
+    })
+    .unwrap_or_else(|e| panic!("{e}\n{}", app.diagnosis()));
+}

@@ -1,4 +1,5 @@
-//! The selected node's editor: its name, what each input reads, its output names, its
+//! The selected node's editor: its name, what each input reads (an initializer's data
+//! replaced from a NumPy `.npy` file), its output names, its
 //! attributes (set as ONNX text, or removed), Delete (optionally passing a one-in,
 //! one-out node through), and Add after… (an operator from the schema registry, read
 //! from this node's first output, attribute defaults written out). Every change is one
@@ -9,6 +10,7 @@
 
 use leptos::prelude::*;
 
+use crate::platform::PickedFiles;
 use crate::state::{AppState, NodeEditor, TerminalEditor};
 
 #[component]
@@ -19,8 +21,23 @@ pub fn NodeEditorView(editor: NodeEditor) -> impl IntoView {
     let inputs = editor
         .inputs
         .iter()
+        .zip(&editor.initializers)
         .enumerate()
-        .map(|(k, value)| {
+        .map(|(k, (value, initializer))| {
+            let npy = initializer.map(|init| {
+                view! {
+                    <label class="link" title="Replace this initializer's data by a NumPy .npy file's array (undo with Ctrl+Z)">
+                        ".npy…"
+                        <input
+                            class="visually-hidden"
+                            type="file"
+                            accept=".npy"
+                            data-testid=format!("node-input-{k}-npy")
+                            on:change=move |e| state.set_initializer(init, PickedFiles::from_input_event(&e))
+                        />
+                    </label>
+                }
+            });
             view! {
                 <label class="node-edit-row">
                     <span>{format!("in {k}")}</span>
@@ -31,6 +48,7 @@ pub fn NodeEditorView(editor: NodeEditor) -> impl IntoView {
                         prop:value=value.clone()
                         on:change=on_change(Box::new(move |v| state.connect(node, k, v)))
                     />
+                    {npy}
                 </label>
             }
         })

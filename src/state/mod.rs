@@ -1005,6 +1005,18 @@ impl Session {
         )
     }
 
+    /// Replaces the data of the initializer `value` by an `.npy` file's array.
+    pub fn set_initializer(&mut self, value: graft::ir::ValueId, npy: &[u8]) -> bool {
+        let npy_base64 = graft::edit::base64_encode(npy);
+        self.edit_value("Replacing the initializer", value, |graph, name| {
+            graft::edit::Edit::SetInitializer {
+                graph,
+                name,
+                npy_base64,
+            }
+        })
+    }
+
     /// Adds an input to the graph `value` belongs to (`ty` as ONNX text).
     pub fn add_graph_input(&mut self, beside: graft::ir::ValueId, name: &str, ty: &str) -> bool {
         let (name, ty) = (name.trim().to_string(), ty.trim().to_string());
@@ -1364,6 +1376,16 @@ impl Session {
                     node: *node,
                     name: n.name().to_string(),
                     inputs: n.inputs.iter().map(name_of).collect(),
+                    initializers: n
+                        .inputs
+                        .iter()
+                        .map(|v| {
+                            v.filter(|&v| {
+                                let g = model.graph(model.value(v).graph);
+                                g.initializers.iter().any(|i| i.value == Some(v))
+                            })
+                        })
+                        .collect(),
                     outputs: n.outputs.iter().map(name_of).collect(),
                     attributes: n
                         .attributes
@@ -1566,6 +1588,9 @@ pub struct NodeEditor {
     pub name: String,
     /// The value each input reads (`""`: omitted).
     pub inputs: Vec<String>,
+    /// For each input, the value when it is an initializer (its data can be replaced
+    /// from an `.npy` file).
+    pub initializers: Vec<Option<graft::ir::ValueId>>,
     pub outputs: Vec<String>,
     /// Name and value as ONNX text (`alpha = 0.5`).
     pub attributes: Vec<(String, String)>,
@@ -2268,6 +2293,26 @@ impl AppState {
 
     pub fn add_graph_output(self, node: NodeId, index: usize) {
         self.node_edit(|s| s.add_graph_output(node, index));
+    }
+
+    /// Reads the picked `.npy` file and replaces the initializer's data with it.
+    pub fn set_initializer(self, value: graft::ir::ValueId, picked: PickedFiles) {
+        if picked.is_empty() {
+            return;
+        }
+        spawn_local(async move {
+            match picked.read().await {
+                Ok(files) => {
+                    if let Some(file) = files.first() {
+                        let bytes = file.bytes.clone();
+                        self.node_edit(|s| s.set_initializer(value, &bytes));
+                    }
+                }
+                Err(e) => {
+                    self.change(|s| s.set_error(format!("Reading the .npy file: {e}")));
+                }
+            }
+        });
     }
 
     pub fn add_graph_input(self, beside: graft::ir::ValueId, name: String, ty: String) {
