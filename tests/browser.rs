@@ -1863,3 +1863,52 @@ fn an_initializer_is_replaced_from_an_npy_file_and_undone() {
     })
     .unwrap_or_else(|e| panic!("{e}\n{}", app.diagnosis()));
 }
+
+#[test]
+fn nodes_are_edited_inside_a_function_body_and_an_if_branch_with_undo() {
+    if !e2e::enabled() {
+        return;
+    }
+    let app = App::open();
+    app.browser.set_viewport(1600, 2400).unwrap();
+    app.wait("graph-ready");
+    let model_text = |app: &App| {
+        app.browser.click(&app.wait("tab-text")).unwrap();
+        let text = app.text("text-view");
+        app.browser.click(&app.wait("tab-graph")).unwrap();
+        app.wait("graph-ready");
+        text
+    };
+    let before = model_text(&app);
+    // Inside the call's body: the function's node, for every call.
+    toggle(&app, "act1");
+    wait_for_graph_text(&app, "value_float = 0.5", "the expanded call");
+    app.browser.click(&node_box(&app, "scale")).unwrap();
+    type_into(&app, "node-output-0", "scaled_x");
+    wait_until(e2e::TIMEOUT, "the renamed value in the function", || {
+        let text = model_text(&app);
+        Ok((text.contains("scaled_x = Mul(X, alpha_value)")
+            && text.contains("squashed = Tanh(scaled_x)"))
+        .then_some(()))
+    })
+    .unwrap_or_else(|e| panic!("{e}\n{}", app.diagnosis()));
+    // Inside the If's then branch: an attribute on its Relu.
+    toggle(&app, "gate/if");
+    wait_for_graph_text(&app, "then_branch", "the If's branches");
+    app.browser.click(&node_box(&app, "then/relu")).unwrap();
+    type_into(&app, "node-set-attr", "note = 1");
+    wait_until(e2e::TIMEOUT, "the attribute in the branch", || {
+        Ok(model_text(&app)
+            .contains("then_out = Relu <note = 1> (amplified)")
+            .then_some(()))
+    })
+    .unwrap_or_else(|e| panic!("{e}\n{}", app.diagnosis()));
+    // The checker reports the undeclared attribute; two undos give the model back.
+    assert!(app.text("problems").contains("note"));
+    app.browser.click(&app.wait("undo")).unwrap();
+    app.browser.click(&app.wait("undo")).unwrap();
+    wait_until(e2e::TIMEOUT, "the model as opened", || {
+        Ok((model_text(&app) == before).then_some(()))
+    })
+    .unwrap_or_else(|e| panic!("{e}\n{}", app.diagnosis()));
+}
