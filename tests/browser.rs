@@ -1485,6 +1485,15 @@ fn edits_undo_and_redo_by_keyboard_the_history_and_the_log_replays_to_the_export
     assert_equal_models(&replayed, &exported);
 }
 
+/// The open model as the Text tab prints it (back on the Graph tab afterwards).
+fn model_text(app: &App) -> String {
+    app.browser.click(&app.wait("tab-text")).unwrap();
+    let text = app.text("text-view");
+    app.browser.click(&app.wait("tab-graph")).unwrap();
+    app.wait("graph-ready");
+    text
+}
+
 /// Picks the MLP in the example list and waits for its drawing.
 fn open_mlp(app: &App) {
     let option = format!("{} option[value=\"mlp.onnx\"]", testid("example-select"));
@@ -1629,13 +1638,6 @@ fn a_graph_input_is_renamed_and_retyped_in_place_and_undone() {
     app.browser.set_viewport(1600, 1400).unwrap();
     app.wait("graph-ready");
     open_mlp(&app);
-    let model_text = |app: &App| {
-        app.browser.click(&app.wait("tab-text")).unwrap();
-        let text = app.text("text-view");
-        app.browser.click(&app.wait("tab-graph")).unwrap();
-        app.wait("graph-ready");
-        text
-    };
     let before = model_text(&app);
     // The input's box: a terminal titled with the value's name.
     let terminal = |app: &App, name: &str| {
@@ -1826,7 +1828,7 @@ fn an_initializer_is_replaced_from_an_npy_file_and_undone() {
     open_mlp(&app);
     // A float32 array of three values, as numpy.save writes it.
     let mut header = "{'descr': '<f4', 'fortran_order': False, 'shape': (3,), }".to_string();
-    while (10 + header.len() + 1) % 64 != 0 {
+    while !(10 + header.len() + 1).is_multiple_of(64) {
         header.push(' ');
     }
     header.push('\n');
@@ -1840,13 +1842,6 @@ fn an_initializer_is_replaced_from_an_npy_file_and_undone() {
     std::fs::create_dir_all(&dir).unwrap();
     let file = dir.join("bias.npy");
     std::fs::write(&file, &npy).unwrap();
-    let model_text = |app: &App| {
-        app.browser.click(&app.wait("tab-text")).unwrap();
-        let text = app.text("text-view");
-        app.browser.click(&app.wait("tab-graph")).unwrap();
-        app.wait("graph-ready");
-        text
-    };
     let before = model_text(&app);
     app.browser.click(&node_box(&app, "layer2/Gemm")).unwrap();
     let input = app.wait("node-input-2-npy");
@@ -1872,13 +1867,6 @@ fn nodes_are_edited_inside_a_function_body_and_an_if_branch_with_undo() {
     let app = App::open();
     app.browser.set_viewport(1600, 2400).unwrap();
     app.wait("graph-ready");
-    let model_text = |app: &App| {
-        app.browser.click(&app.wait("tab-text")).unwrap();
-        let text = app.text("text-view");
-        app.browser.click(&app.wait("tab-graph")).unwrap();
-        app.wait("graph-ready");
-        text
-    };
     let before = model_text(&app);
     // Inside the call's body: the function's node, for every call.
     toggle(&app, "act1");

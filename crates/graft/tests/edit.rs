@@ -481,7 +481,7 @@ fn graph_inputs_outputs_and_types() {
 /// A `.npy` file as numpy writes it (version 1.0, C order).
 fn npy(descr: &str, shape: &str, data: &[u8]) -> Vec<u8> {
     let mut header = format!("{{'descr': '{descr}', 'fortran_order': False, 'shape': {shape}, }}");
-    while (10 + header.len() + 1) % 64 != 0 {
+    while !(10 + header.len() + 1).is_multiple_of(64) {
         header.push(' ');
     }
     header.push('\n');
