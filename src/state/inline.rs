@@ -145,11 +145,13 @@ impl Session {
                 draft.error = None;
                 draft.added = report.nodes.iter().copied().collect();
                 let host = &draft.host;
+                let checked = graft::check::Checked::new(&model);
                 self.open = Some(open_model(
                     host.name.clone(),
                     host.origin,
                     model,
                     host.summary.clone(),
+                    checked,
                 ));
             }
             Err(e) => {
@@ -162,6 +164,7 @@ impl Session {
                         host.origin,
                         host.model.clone(),
                         host.summary.clone(),
+                        host.checked.clone(),
                     ));
                 }
             }
@@ -238,17 +241,20 @@ impl Session {
             return Err("No inline is being set up.".into());
         };
         let mut model = std::mem::take(&mut draft.host.model);
-        if let Err(e) = self.edits.apply(&mut model, edit) {
-            draft.host.model = model;
-            let message = e.to_string();
-            self.draft = Some(draft);
-            return Err(message);
-        }
+        let touched = match self.edits.apply(&mut model, edit) {
+            Ok(touched) => touched,
+            Err(e) => {
+                draft.host.model = model;
+                let message = e.to_string();
+                self.draft = Some(draft);
+                return Err(message);
+            }
+        };
         // The preview on the canvas is what the edit gave: its groups stay open.
         if self.open.is_none() {
             self.open = Some(draft.host);
         }
-        self.show_edited(model, None);
+        self.show_edited(model, &touched, None);
         Ok(())
     }
 

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use graft::hash::FxMap;
-use graft::ir::NodeId;
+use graft::ir::{NodeId, Touched};
 use graft::view::svg::{self, Detail};
 use graft::view::{ItemId, ItemKind, Progress, Rect, Scene, Snapshot, View};
 use graft::{Diagnostic, ExportOptions, Model, Severity, Summary};
@@ -134,6 +134,11 @@ pub struct OpenModel {
     pub serial: u64,
     /// Nodes the checker reports an error at (drawn with a badge).
     pub problem_nodes: FxMap<NodeId, ()>,
+    /// What inference found on `model` (the view shows it on edges); brought up to
+    /// date after each edit with what the edit touched.
+    pub inferred: Arc<graft::infer::Inferred>,
+    /// The checker's findings on `model`, brought up to date the same way.
+    pub checked: graft::check::Checked,
 }
 
 /// The nodes `summary`'s errors point at.
@@ -637,25 +642,67 @@ impl Session {
             return false;
         };
         let mut model = std::mem::take(&mut open.model);
-        if let Err(e) = self.edits.apply(&mut model, edit) {
-            open.model = model;
-            self.error = Some(format!("{what}: {e}"));
-            return false;
-        }
+        let touched = match self.edits.apply(&mut model, edit) {
+            Ok(touched) => touched,
+            Err(e) => {
+                open.model = model;
+                self.error = Some(format!("{what}: {e}"));
+                return false;
+            }
+        };
         let focus = focus(&model);
-        self.show_edited(model, focus);
+        self.show_edited(model, &touched, focus);
         self.error = None;
         true
     }
 
-    /// Shows `model`, the open one after an edit, undo or redo.
-    fn show_edited(&mut self, model: Model, focus: Option<NodeId>) {
-        let Some(before) = self.open.take() else {
+    /// Shows `model`, the open one after an edit, undo or redo that `touched`
+    /// describes: inference and the checker redo only what it touched; an edit of
+    /// attributes alone rewrites the edited boxes in place and lays out only the groups
+    /// holding them, anything else builds the view again with the groups open that
+    /// were open.
+    fn show_edited(&mut self, model: Model, touched: &Touched, focus: Option<NodeId>) {
+        let Some(mut before) = self.open.take() else {
             return;
         };
-        let diagnostics = graft::check::check(&model);
-        let summary = Arc::new(Summary::of(&model, &diagnostics));
-        let (next, items) = open_edited(&before, model, summary);
+        // The view shares the inference; let go of it so the update needs no copy.
+        if let Some(scene) = before.scene.as_mut() {
+            scene.view.inferred = None;
+        }
+        let mut inferred = Arc::try_unwrap(std::mem::take(&mut before.inferred))
+            .unwrap_or_else(|shared| (*shared).clone());
+        inferred.update_touched(&model, touched);
+        let inferred = Arc::new(inferred);
+        let mut checked = std::mem::take(&mut before.checked);
+        checked.update(&model, touched);
+        let summary = Arc::new(Summary::of(&model, checked.diagnostics()));
+        let in_place = touched.attributes_only()
+            && before
+                .scene
+                .as_mut()
+                .is_some_and(|scene| scene.refresh_nodes(&model, &touched.nodes));
+        let (next, items) = if in_place && let Some(mut scene) = before.scene.take() {
+            scene.view.inferred = Some(inferred.clone());
+            let _ = scene.layout(&model, &mut || false);
+            let items = (0..scene.view.items.len())
+                .filter_map(|i| ItemId::try_from(i).ok())
+                .map(|i| (i, i))
+                .collect();
+            let next = OpenModel {
+                name: before.name.clone(),
+                origin: before.origin,
+                model,
+                problem_nodes: problem_nodes(&summary),
+                summary,
+                scene: Some(scene),
+                serial: next_serial(),
+                inferred,
+                checked,
+            };
+            (next, items)
+        } else {
+            open_edited(&before, model, summary, inferred, checked)
+        };
         let focus = focus.and_then(|node| {
             let view = &next.scene.as_ref()?.view;
             let found = view
@@ -682,11 +729,11 @@ impl Session {
             return false;
         };
         let mut model = std::mem::take(&mut open.model);
-        if self.edits.undo(&mut model).is_none() {
+        let Some((_, touched)) = self.edits.undo(&mut model) else {
             open.model = model;
             return false;
-        }
-        self.show_edited(model, None);
+        };
+        self.show_edited(model, &touched, None);
         true
     }
 
@@ -700,8 +747,8 @@ impl Session {
         };
         let mut model = std::mem::take(&mut open.model);
         match self.edits.redo(&mut model) {
-            Ok(Some(_)) => {
-                self.show_edited(model, None);
+            Ok(Some((_, touched))) => {
+                self.show_edited(model, &touched, None);
                 true
             }
             Ok(None) => {
@@ -1330,10 +1377,10 @@ impl Session {
         let open = self.open.as_ref()?;
         let model = &open.model;
         let it = open.scene.as_ref()?.view.item(item)?;
-        let types = &open.scene.as_ref()?.view.types;
+        let view = &open.scene.as_ref()?.view;
         let value_name = |v: &Option<graft::ir::ValueId>| match v {
             None => "(none)".to_string(),
-            Some(v) => match types.get(v) {
+            Some(v) => match view.type_text(*v) {
                 Some(ty) => format!("{}: {ty}", model.value(*v).name),
                 None => format!("{} (type unknown)", model.value(*v).name),
             },
@@ -1685,9 +1732,10 @@ fn call_editor(model: &Model, node: graft::ir::NodeId) -> Option<CallEditor> {
 /// Opens the model among `files`; the others are its external-data files.
 fn open_files(files: Vec<LoadedFile>, origin: Origin) -> Result<OpenModel, String> {
     let (name, model, mut diagnostics) = load_model(files)?;
-    diagnostics.extend(graft::check::check(&model));
+    let checked = graft::check::Checked::new(&model);
+    diagnostics.extend(checked.diagnostics().iter().cloned());
     let summary = Summary::of(&model, &diagnostics);
-    Ok(open_model(name, origin, model, Arc::new(summary)))
+    Ok(open_model(name, origin, model, Arc::new(summary), checked))
 }
 
 /// Imports the model among `files` and attaches the others as its external data.
@@ -1715,15 +1763,22 @@ fn load_model(mut files: Vec<LoadedFile>) -> Result<(String, Model, Vec<Diagnost
 }
 
 /// A model ready to show: its view built and laid out.
-/// The view of `model` with the types inference finds where the model states none.
-fn typed_view(model: &Model) -> Option<View> {
+/// The view of `model` with the types inference found where the model states none.
+fn typed_view(model: &Model, inferred: &Arc<graft::infer::Inferred>) -> Option<View> {
     let mut view = View::of_model(model)?;
-    view.add_inferred_types(model, &graft::infer::infer(model));
+    view.inferred = Some(inferred.clone());
     Some(view)
 }
 
-fn open_model(name: String, origin: Origin, model: Model, summary: Arc<Summary>) -> OpenModel {
-    let scene = typed_view(&model).and_then(|view| {
+fn open_model(
+    name: String,
+    origin: Origin,
+    model: Model,
+    summary: Arc<Summary>,
+    checked: graft::check::Checked,
+) -> OpenModel {
+    let inferred = Arc::new(graft::infer::infer(&model));
+    let scene = typed_view(&model, &inferred).and_then(|view| {
         let mut scene = Scene::new(view);
         scene.layout(&model, &mut || false).ok().map(|_| scene)
     });
@@ -1735,18 +1790,22 @@ fn open_model(name: String, origin: Origin, model: Model, summary: Arc<Summary>)
         summary,
         scene,
         serial: next_serial(),
+        inferred,
+        checked,
     }
 }
 
-/// The edited `model` of `before` ready to show, with the groups open that were open
-/// before; and which item of `before` became which.
+/// The model after an edit, its view built again with the groups open that were open
+/// in `before`; returns it and which item became which.
 fn open_edited(
     before: &OpenModel,
     model: Model,
     summary: Arc<Summary>,
+    inferred: Arc<graft::infer::Inferred>,
+    checked: graft::check::Checked,
 ) -> (OpenModel, FxMap<ItemId, ItemId>) {
     let mut items = FxMap::default();
-    let scene = typed_view(&model).and_then(|view| {
+    let scene = typed_view(&model, &inferred).and_then(|view| {
         let mut scene = Scene::new(view);
         if let Some(old) = before.scene.as_ref() {
             items = scene.follow(&model, &old.view);
@@ -1761,6 +1820,8 @@ fn open_edited(
         summary,
         scene,
         serial: next_serial(),
+        inferred,
+        checked,
     };
     (open, items)
 }

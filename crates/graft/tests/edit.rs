@@ -46,22 +46,80 @@ fn round(edit: Edit, expect: &[&str]) -> Model {
     round_on(model(), edit, expect)
 }
 
+/// Inference and the checker kept up to date across edits with what each touched
+/// (`Inferred::update_touched`, `Checked::update`), compared with fresh runs.
+struct Live {
+    inferred: graft::infer::Inferred,
+    checked: graft::check::Checked,
+}
+
+impl Live {
+    fn new(m: &Model) -> Live {
+        Live {
+            inferred: graft::infer::infer(m),
+            checked: graft::check::Checked::new(m),
+        }
+    }
+
+    #[track_caller]
+    fn follow(&mut self, m: &Model, touched: &graft::ir::Touched, what: &str) {
+        self.inferred.update_touched(m, touched);
+        self.checked.update(m, touched);
+        let fresh = graft::infer::infer(m);
+        for (v, value) in m.values.iter() {
+            let show = |i: &graft::infer::Inferred| i.get(v).map(|t| t.to_string());
+            assert_eq!(
+                show(&self.inferred),
+                show(&fresh),
+                "{what}: type of {:?} updated vs fresh",
+                value.name
+            );
+        }
+        let listed = |d: &[graft::Diagnostic]| {
+            let mut l: Vec<String> = d.iter().map(|d| format!("{d:?}")).collect();
+            l.sort();
+            l
+        };
+        let mut infer_updated: Vec<String> = self
+            .inferred
+            .diagnostics
+            .iter()
+            .map(|d| d.to_string())
+            .collect();
+        let mut infer_fresh: Vec<String> =
+            fresh.diagnostics.iter().map(|d| d.to_string()).collect();
+        infer_updated.sort();
+        infer_fresh.sort();
+        assert_eq!(infer_updated, infer_fresh, "{what}: inference diagnostics");
+        assert_eq!(
+            listed(self.checked.diagnostics()),
+            listed(&graft::check::check(m)),
+            "{what}: checker diagnostics updated vs fresh"
+        );
+    }
+}
+
 fn round_on(start: Model, edit: Edit, expect: &[&str]) -> Model {
     let mut m = start.clone();
     let before = text(&m);
     let before_errors = errors(&m);
+    let mut live = Live::new(&m);
     let mut h = History::default();
-    h.apply(&mut m, edit.clone())
+    let touched = h
+        .apply(&mut m, edit.clone())
         .unwrap_or_else(|e| panic!("{edit:?}: {e}"));
+    live.follow(&m, &touched, &format!("{edit:?}"));
     let after = text(&m);
     for e in expect {
         assert!(after.contains(e), "{edit:?}: no {e:?} in\n{after}");
     }
     assert_ne!(before, after, "{edit:?} changed nothing");
-    h.undo(&mut m).unwrap();
+    let (_, touched) = h.undo(&mut m).unwrap();
+    live.follow(&m, &touched, &format!("undo {edit:?}"));
     assert_eq!(text(&m), before, "{edit:?}: undo");
     assert_eq!(errors(&m), before_errors, "{edit:?}: undo");
-    h.redo(&mut m).unwrap();
+    let (_, touched) = h.redo(&mut m).unwrap().unwrap();
+    live.follow(&m, &touched, &format!("redo {edit:?}"));
     assert_eq!(text(&m), after, "{edit:?}: redo");
     let mut again = start;
     replay(&mut again, &h.log_json()).unwrap();
@@ -721,4 +779,231 @@ fn text_replaces_the_model_or_one_function() {
     .to_string();
     assert!(e.starts_with("line "), "{e}");
     assert_eq!(text(&m), before);
+}
+
+/// Random edits, undos and redos (seeded) on the corpus's smaller models: after each,
+/// inference and the checker brought up to date with what it touched equal fresh runs.
+#[test]
+fn corpus_edits_keep_inference_and_checks_current() {
+    let dir = std::env::var_os("GRAFT_CORPUS")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| {
+            std::path::PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../target/corpus"))
+        });
+    if !dir.join(".complete").exists() {
+        eprintln!("no corpus: skipped");
+        return;
+    }
+    let mut files = Vec::new();
+    let mut stack = vec![dir.join("real"), dir.join("generated"), dir.join("node")];
+    while let Some(d) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|x| x == "onnx")
+                && e.metadata().is_ok_and(|md| md.len() < 2_000_000)
+            {
+                files.push(p);
+            }
+        }
+    }
+    files.sort();
+    let mut seed: u64 = 0x2545_f491_4f6c_dd1d;
+    let mut next = move |n: usize| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        (seed % n.max(1) as u64) as usize
+    };
+    let (mut applied, mut refused, mut undos, mut redos) = (0, 0, 0, 0);
+    for path in &files {
+        let Ok(bytes) = std::fs::read(path) else {
+            continue;
+        };
+        let Ok(imported) = graft::import(bytes.into()) else {
+            continue;
+        };
+        let mut m = imported.model;
+        let mut live = Live::new(&m);
+        let mut h = History::default();
+        for step in 0..10 {
+            let what = format!("{} step {step}", path.display());
+            let roll = next(10);
+            if roll == 0 && h.can_undo() {
+                let (_, t) = h.undo(&mut m).unwrap();
+                live.follow(&m, &t, &format!("{what}: undo"));
+                undos += 1;
+                continue;
+            }
+            if roll == 1 && h.can_redo() {
+                if let Ok(Some((_, t))) = h.redo(&mut m) {
+                    live.follow(&m, &t, &format!("{what}: redo"));
+                    redos += 1;
+                }
+                continue;
+            }
+            // A graph outside functions with nodes, and a node of it.
+            let graphs: Vec<graft::ir::GraphId> = m
+                .graphs
+                .iter()
+                .filter(|(g, graph)| {
+                    !graph.nodes.is_empty()
+                        && graft::edit::graph_path(&m, *g).is_some_and(|p| !p.starts_with("fn:"))
+                })
+                .map(|(g, _)| g)
+                .collect();
+            if graphs.is_empty() {
+                break;
+            }
+            let g = graphs[next(graphs.len())];
+            let gp = graft::edit::graph_path(&m, g).unwrap();
+            let nodes = &m.graph(g).nodes;
+            let k = next(nodes.len());
+            let node = m.node(nodes[k]);
+            let out_name = node
+                .outputs
+                .iter()
+                .flatten()
+                .next()
+                .map(|&v| m.value(v).name.clone());
+            let in_name = node
+                .inputs
+                .iter()
+                .flatten()
+                .next()
+                .map(|&v| m.value(v).name.clone());
+            let edit = match roll {
+                2 | 3 => Edit::DeleteNodes {
+                    graph: gp,
+                    nodes: vec![k],
+                    reconnect: roll == 2,
+                },
+                4 => match out_name {
+                    Some(from) => Edit::RenameValue {
+                        graph: gp,
+                        from,
+                        to: format!("renamed_{step}"),
+                    },
+                    None => continue,
+                },
+                5 => Edit::RenameNode {
+                    graph: gp,
+                    node: k,
+                    to: format!("node_{step}"),
+                },
+                6 if !node.inputs.is_empty() => Edit::SetInput {
+                    graph: gp,
+                    node: k,
+                    index: next(node.inputs.len()),
+                    value: in_name.filter(|_| next(2) == 0).unwrap_or_default(),
+                },
+                7 => match out_name.or(in_name) {
+                    Some(v) => Edit::AddNode {
+                        graph: gp,
+                        op_type: ["Relu", "Identity", "Shape"][next(3)].into(),
+                        domain: String::new(),
+                        inputs: vec![v],
+                        outputs: Vec::new(),
+                        attributes: String::new(),
+                        defaults: false,
+                        name: String::new(),
+                        at: None,
+                    },
+                    None => continue,
+                },
+                _ => {
+                    let Some(a) = node.attributes.iter().find(|a| {
+                        matches!(
+                            a.kind,
+                            graft::ir::AttrKind::Value(graft::ir::AttrValue::Int(_))
+                        )
+                    }) else {
+                        continue;
+                    };
+                    Edit::SetAttribute {
+                        graph: gp,
+                        node: k,
+                        attribute: format!("{} = {}", a.name(), next(3)),
+                    }
+                }
+            };
+            match h.apply(&mut m, edit.clone()) {
+                Ok(t) => {
+                    live.follow(&m, &t, &format!("{what}: {edit:?}"));
+                    applied += 1;
+                }
+                Err(_) => refused += 1,
+            }
+        }
+    }
+    eprintln!(
+        "{} models: {applied} edits, {refused} refused, {undos} undos, {redos} redos",
+        files.len()
+    );
+    assert!(applied > 1000, "too few edits ran: {applied}");
+}
+
+/// An attribute edit rewrites the edited boxes in place and lays out only the groups
+/// holding them; the picture equals a view built afresh. An edit of anything else is
+/// not done in place.
+#[test]
+fn attribute_edits_redraw_in_place_as_a_fresh_view() {
+    use graft::view::{Scene, View, svg};
+    let fresh = |m: &Model| {
+        let mut scene = Scene::new(View::of_model(m).unwrap());
+        scene.expand_to_depth(m, usize::MAX, 10_000);
+        scene.layout(m, &mut || false).unwrap();
+        scene
+    };
+    let mut m = model();
+    let mut scene = fresh(&m);
+    let mut h = History::default();
+    for (node, attribute) in [
+        (1, "alpha = 0.5"),
+        (1, "note = \"a much longer attribute text\""),
+    ] {
+        let edit = Edit::SetAttribute {
+            graph: "main".into(),
+            node,
+            attribute: attribute.into(),
+        };
+        let touched = h.apply(&mut m, edit).unwrap();
+        assert!(touched.attributes_only());
+        assert!(scene.refresh_nodes(&m, &touched.nodes));
+        scene.layout(&m, &mut || false).unwrap();
+        assert!(scene.last_layouts >= 1);
+        assert_eq!(svg::document(&scene, &m), svg::document(&fresh(&m), &m));
+    }
+    let (_, touched) = h.undo(&mut m).unwrap();
+    assert!(scene.refresh_nodes(&m, &touched.nodes));
+    scene.layout(&m, &mut || false).unwrap();
+    assert_eq!(svg::document(&scene, &m), svg::document(&fresh(&m), &m));
+    assert!(svg::document(&scene, &m).contains("0.5"));
+    // The If's branches and the call's body depend on attributes: built again.
+    let touched = h
+        .apply(
+            &mut m,
+            Edit::SetAttribute {
+                graph: "main".into(),
+                node: 3,
+                attribute: "alpha = 3.0".into(),
+            },
+        )
+        .unwrap();
+    assert!(!scene.refresh_nodes(&m, &touched.nodes));
+    let touched = h
+        .apply(
+            &mut m,
+            Edit::RenameNode {
+                graph: "main".into(),
+                node: 1,
+                to: "r".into(),
+            },
+        )
+        .unwrap();
+    assert!(!touched.attributes_only());
 }

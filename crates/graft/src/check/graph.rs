@@ -1,13 +1,13 @@
 //! Checks of one graph and its subgraphs: names, order, scopes, and each node against
 //! its schema or the local function it calls.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 
 use crate::hash::FxBuild;
 
 type Set<T> = HashSet<T, FxBuild>;
 
-use super::Checker;
+use super::{Checker, Positions, Scope, positions};
 use crate::diag::{Location, Severity};
 use crate::ir::{AttrKind, GraphId, NodeId, ValueDef, ValueId, normalize_domain};
 use crate::schema::{self, ParamOption};
@@ -63,10 +63,31 @@ impl<'m> Checker<'m> {
     }
 
     fn graph(&mut self, g: GraphId) {
-        let model = self.model;
-        let graph = model.graph(g);
+        let position = positions(self.model, g);
+        self.scope = Scope::Graph(g);
+        self.graph_names(g);
+        if self.model.graph(g).owner == crate::ir::GraphOwner::Model {
+            self.main_graph_rules(g);
+        }
+        for (i, &n) in self.model.graph(g).nodes.iter().enumerate() {
+            self.node_rules(g, i, n, &position);
+        }
+        self.graph_outputs(g, &position);
+    }
 
-        // SSA and shadowing.
+    /// A graph's own rules: its names, its value_info (the main graph's), its outputs.
+    pub(super) fn graph_rules(&mut self, g: GraphId, position: &Positions) {
+        self.scope = Scope::Graph(g);
+        self.graph_names(g);
+        if self.model.graph(g).owner == crate::ir::GraphOwner::Model {
+            self.main_graph_rules(g);
+        }
+        self.graph_outputs(g, position);
+    }
+
+    /// SSA and shadowing.
+    fn graph_names(&mut self, g: GraphId) {
+        let model = self.model;
         let outer = self.outer_names(g);
         let definitions = self.definitions(g);
         let mut defined: Set<&str> =
@@ -88,56 +109,58 @@ impl<'m> Checker<'m> {
                 );
             }
         }
+    }
 
-        if graph.owner == crate::ir::GraphOwner::Model {
-            self.main_graph_rules(g);
+    /// Whether the node computing a value of graph `g` is no longer in its graph (an
+    /// edit deleted it without reconnecting its readers).
+    fn detached(&self, g: GraphId, p: NodeId, position: &Positions) -> bool {
+        let owner = self.model.node(p).graph;
+        if owner == g {
+            !position.contains_key(&p)
+        } else {
+            !self.model.graph(owner).nodes.contains(&p)
         }
+    }
 
-        // Uses before definitions, and undefined names.
-        let position: HashMap<NodeId, usize, FxBuild> = graph
-            .nodes
-            .iter()
-            .enumerate()
-            .map(|(i, &n)| (n, i))
-            .collect();
-        // A value whose node was deleted (an edit that did not reconnect its readers).
-        let detached = |p: NodeId| {
-            let owner = model.node(p).graph;
-            if owner == g {
-                !position.contains_key(&p)
-            } else {
-                !model.graph(owner).nodes.contains(&p)
+    /// Node `n`, at position `i` of graph `g`: its inputs defined, and before it; the
+    /// node against its schema or callee.
+    pub(super) fn node_rules(&mut self, g: GraphId, i: usize, n: NodeId, position: &Positions) {
+        let model = self.model;
+        self.scope = Scope::Node(n);
+        for (k, input) in model.node(n).inputs.iter().enumerate() {
+            let Some(v) = *input else { continue };
+            let value = model.value(v);
+            match value.def {
+                ValueDef::Node(p) if self.detached(g, p, position) => self.error(
+                    "check.undefined-name",
+                    format!("input {k} {:?} is computed by a node that is no longer in the graph", value.name),
+                    Location::node(g, n).with(format!("input {k}")),
+                ),
+                ValueDef::Undefined => self.error(
+                    "check.undefined-name",
+                    format!("input {k} {:?} is not defined in this scope", value.name),
+                    Location::node(g, n).with(format!("input {k}")),
+                ),
+                ValueDef::Node(p) if position.get(&p).is_some_and(|&j| j >= i) => self.error(
+                    "check.topological-order",
+                    format!("input {k} {:?} is produced by a node that comes later; nodes must be in topological order", value.name),
+                    Location::node(g, n).with(format!("input {k}")),
+                ),
+                _ => {}
             }
-        };
-        for (i, &n) in graph.nodes.iter().enumerate() {
-            for (k, input) in model.node(n).inputs.iter().enumerate() {
-                let Some(v) = *input else { continue };
-                let value = model.value(v);
-                match value.def {
-                    ValueDef::Node(p) if detached(p) => self.error(
-                        "check.undefined-name",
-                        format!("input {k} {:?} is computed by a node that is no longer in the graph", value.name),
-                        Location::node(g, n).with(format!("input {k}")),
-                    ),
-                    ValueDef::Undefined => self.error(
-                        "check.undefined-name",
-                        format!("input {k} {:?} is not defined in this scope", value.name),
-                        Location::node(g, n).with(format!("input {k}")),
-                    ),
-                    ValueDef::Node(p) if position.get(&p).is_some_and(|&j| j >= i) => self.error(
-                        "check.topological-order",
-                        format!("input {k} {:?} is produced by a node that comes later; nodes must be in topological order", value.name),
-                        Location::node(g, n).with(format!("input {k}")),
-                    ),
-                    _ => {}
-                }
-            }
-            self.node(g, n);
         }
+        self.node(g, n);
+        self.scope = Scope::Graph(g);
+    }
+
+    /// Graph outputs computed by a node no longer in the graph, or not defined.
+    fn graph_outputs(&mut self, g: GraphId, position: &Positions) {
+        let model = self.model;
+        let graph = model.graph(g);
         for (k, output) in graph.outputs.iter().enumerate() {
             if let Some(v) = output.value
                 && let ValueDef::Node(p) = model.value(v).def
-                && detached(p)
+                && self.detached(g, p, position)
             {
                 self.error(
                     "check.undefined-name",

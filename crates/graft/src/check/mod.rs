@@ -14,9 +14,10 @@ mod graph;
 use std::collections::{HashMap, HashSet};
 
 use crate::diag::{Diagnostic, Location, Severity};
-use crate::hash::FxBuild;
+use crate::hash::{FxBuild, FxMap};
 use crate::ir::{
-    AttrKind, FunctionId, FunctionKey, GraphId, GraphOwner, Model, NodeId, normalize_domain,
+    AttrKind, FunctionId, FunctionKey, GraphId, GraphOwner, Model, NodeId, Touched, ValueId,
+    normalize_domain,
 };
 use crate::schema;
 
@@ -159,30 +160,266 @@ pub const CODES: &[(&str, &str)] = &[
 
 /// Checks the whole model.
 pub fn check(model: &Model) -> Vec<Diagnostic> {
-    let mut checker = Checker::new(model);
-    checker.model_level();
-    checker.called_domains_imported();
-    for &f in &model.functions {
-        checker.function(f);
+    Checked::new(model).diagnostics
+}
+
+/// Where a diagnostic came from: the model's own rules (metadata, opsets, functions,
+/// recursion), one graph's rules (names, value_info, outputs), or one node's (its
+/// inputs' order and definitions, its schema or callee).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum Scope {
+    Model,
+    Graph(GraphId),
+    Node(NodeId),
+}
+
+/// The checker's findings, each with the part of the model it is about, so that after
+/// an edit only what the edit touched is checked again ([`Checked::update`]).
+#[derive(Clone, Debug, Default)]
+pub struct Checked {
+    diagnostics: Vec<Diagnostic>,
+    scopes: Vec<Scope>,
+}
+
+/// What a [`Checked::update`] did.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Rechecked {
+    /// Graphs whose own rules ran again.
+    pub graphs: usize,
+    /// Nodes checked again.
+    pub nodes: usize,
+    /// Whether the whole model was checked again.
+    pub full: bool,
+}
+
+impl Checked {
+    /// Checks the whole model.
+    pub fn new(model: &Model) -> Checked {
+        let mut checker = Checker::new(model);
+        checker.model_level();
+        checker.called_domains_imported();
+        for &f in &model.functions {
+            checker.function(f);
+        }
+        checker.recursion();
+        let mut graphs: Vec<GraphId> = model.graph.into_iter().collect();
+        for t in &model.training_info {
+            graphs.extend(t.initialization);
+            graphs.extend(t.algorithm);
+        }
+        for &f in &model.functions {
+            graphs.push(model.function(f).body);
+        }
+        for g in graphs {
+            checker.graph_tree(g);
+        }
+        Checked {
+            diagnostics: checker.out,
+            scopes: checker.scopes,
+        }
     }
-    checker.recursion();
-    let mut graphs: Vec<GraphId> = model.graph.into_iter().collect();
-    for t in &model.training_info {
-        graphs.extend(t.initialization);
-        graphs.extend(t.algorithm);
+
+    pub fn diagnostics(&self) -> &[Diagnostic] {
+        &self.diagnostics
     }
-    for &f in &model.functions {
-        graphs.push(model.function(f).body);
+
+    pub fn into_diagnostics(self) -> Vec<Diagnostic> {
+        self.diagnostics
     }
-    for g in graphs {
-        checker.graph_tree(g);
+
+    /// Checks `model` again after a change that `touched` describes (`self` was the
+    /// check of the model before it). Gives the diagnostics a fresh [`check`] gives,
+    /// possibly in another order: those of untouched parts are kept, and these are
+    /// found again:
+    ///
+    /// - the rules of each graph whose node list, inputs, outputs or initializers
+    ///   changed, or that defines a renamed value, and of every graph below it (names
+    ///   there may now shadow);
+    /// - the rules of each touched node, of every node that reads an output of a touched
+    ///   or removed node or a renamed value (its definition, order or message may have
+    ///   changed), and of everything in a touched node's subgraphs (their locations
+    ///   name it).
+    ///
+    /// The model's own rules depend only on what a primitive edit never changes
+    /// (metadata, opsets, ir_version, functions). It checks the whole model again
+    /// when `touched` is whole, when it touches a function body (calls of it are
+    /// checked against its signature), or when the model has training graphs.
+    pub fn update(&mut self, model: &Model, touched: &Touched) -> Rechecked {
+        if touched.is_empty() {
+            return Rechecked {
+                graphs: 0,
+                nodes: 0,
+                full: false,
+            };
+        }
+        if touched.whole || !model.training_info.is_empty() || touched.in_function(model) {
+            *self = Checked::new(model);
+            return Rechecked {
+                graphs: model.graphs.len(),
+                nodes: model.nodes.len(),
+                full: true,
+            };
+        }
+        let mut rule_graphs: Vec<GraphId> = Vec::new();
+        let mut nodes: Vec<NodeId> = Vec::new();
+        // Values whose readers are checked again, by the graph that defines them.
+        let mut changed: FxMap<GraphId, Vec<ValueId>> = FxMap::default();
+        let valid_graph = |g: GraphId| model.graphs.get(g).is_some();
+        for &g in touched.graphs.iter().filter(|&&g| valid_graph(g)) {
+            rule_graphs.extend(graphs_under(model, g));
+        }
+        for &v in &touched.values {
+            if let Some(value) = model.values.get(v) {
+                rule_graphs.extend(graphs_under(model, value.graph));
+                changed.entry(value.graph).or_default().push(v);
+            }
+        }
+        // What was found in a removed node's subgraphs goes, and is not looked for again
+        // (the checker walks only the nodes in a graph's list).
+        let mut gone: FxMap<Scope, ()> = FxMap::default();
+        for &n in touched.nodes.iter().chain(&touched.removed) {
+            let Some(node) = model.nodes.get(n) else {
+                continue;
+            };
+            changed
+                .entry(node.graph)
+                .or_default()
+                .extend(node.outputs.iter().flatten());
+            let removed = touched.removed.contains(&n);
+            for sub in node.attributes.iter().flat_map(|a| a.graphs()) {
+                if !valid_graph(sub) {
+                    continue;
+                }
+                if removed {
+                    gone.extend(
+                        graphs_under(model, sub)
+                            .into_iter()
+                            .map(|g| (Scope::Graph(g), ())),
+                    );
+                    gone.extend(
+                        nodes_under(model, sub)
+                            .into_iter()
+                            .map(|m| (Scope::Node(m), ())),
+                    );
+                } else {
+                    rule_graphs.extend(graphs_under(model, sub));
+                    nodes.extend(nodes_under(model, sub));
+                }
+            }
+        }
+        nodes.extend(touched.nodes.iter().copied());
+        for (g, values) in changed {
+            if !valid_graph(g) {
+                continue;
+            }
+            let values: FxMap<ValueId, ()> = values.into_iter().map(|v| (v, ())).collect();
+            nodes.extend(nodes_under(model, g).into_iter().filter(|&n| {
+                model
+                    .node(n)
+                    .inputs
+                    .iter()
+                    .flatten()
+                    .any(|v| values.contains_key(v))
+            }));
+        }
+        let rule_set: FxMap<GraphId, ()> = rule_graphs.iter().map(|&g| (g, ())).collect();
+        let node_set: FxMap<NodeId, ()> = nodes
+            .iter()
+            .chain(&touched.removed)
+            .map(|&n| (n, ()))
+            .collect();
+        let mut kept = Vec::with_capacity(self.diagnostics.len());
+        let mut kept_scopes = Vec::with_capacity(self.scopes.len());
+        for (d, scope) in std::mem::take(&mut self.diagnostics)
+            .into_iter()
+            .zip(std::mem::take(&mut self.scopes))
+        {
+            let stale = gone.contains_key(&scope)
+                || match scope {
+                    Scope::Model => false,
+                    Scope::Graph(g) => rule_set.contains_key(&g),
+                    Scope::Node(n) => node_set.contains_key(&n),
+                };
+            if !stale {
+                kept.push(d);
+                kept_scopes.push(scope);
+            }
+        }
+        let mut checker = Checker::new(model);
+        checker.out = kept;
+        checker.scopes = kept_scopes;
+        let mut by_graph: FxMap<GraphId, Positions> = FxMap::default();
+        for &g in rule_set
+            .keys()
+            .filter(|&&g| !gone.contains_key(&Scope::Graph(g)))
+        {
+            let position = by_graph.entry(g).or_insert_with(|| positions(model, g));
+            checker.graph_rules(g, position);
+        }
+        let mut rechecked = 0;
+        for &n in node_set
+            .keys()
+            .filter(|&&n| !gone.contains_key(&Scope::Node(n)))
+        {
+            let Some(node) = model.nodes.get(n) else {
+                continue;
+            };
+            let g = node.graph;
+            if !valid_graph(g) {
+                continue;
+            }
+            let position = by_graph.entry(g).or_insert_with(|| positions(model, g));
+            // A removed node is checked no more; its diagnostics went with it.
+            if let Some(&i) = position.get(&n) {
+                checker.node_rules(g, i, n, position);
+                rechecked += 1;
+            }
+        }
+        self.diagnostics = checker.out;
+        self.scopes = checker.scopes;
+        Rechecked {
+            graphs: rule_set.len(),
+            nodes: rechecked,
+            full: false,
+        }
     }
-    checker.out
+}
+
+/// Each node of a graph by its position in the graph's list.
+pub(crate) type Positions = HashMap<NodeId, usize, FxBuild>;
+
+fn positions(model: &Model, g: GraphId) -> Positions {
+    model
+        .graph(g)
+        .nodes
+        .iter()
+        .enumerate()
+        .map(|(i, &n)| (n, i))
+        .collect()
+}
+
+/// `graph` and every graph below it.
+fn graphs_under(model: &Model, graph: GraphId) -> Vec<GraphId> {
+    let mut out = vec![graph];
+    let mut k = 0;
+    while let Some(&g) = out.get(k) {
+        k += 1;
+        for &n in &model.graph(g).nodes {
+            for a in &model.node(n).attributes {
+                out.extend(a.graphs());
+            }
+        }
+    }
+    out
 }
 
 pub(crate) struct Checker<'m> {
     pub model: &'m Model,
     pub out: Vec<Diagnostic>,
+    /// The scope of each diagnostic in `out`.
+    scopes: Vec<Scope>,
+    /// The scope the rules running now report in.
+    scope: Scope,
     /// Functions by key.
     pub functions: HashMap<FunctionKey, FunctionId>,
     /// Domains that hold at least one local function.
@@ -207,6 +444,8 @@ impl<'m> Checker<'m> {
         Self {
             model,
             out: Vec::new(),
+            scopes: Vec::new(),
+            scope: Scope::Model,
             functions,
             function_domains,
             opset_cache: HashMap::default(),
@@ -223,6 +462,7 @@ impl<'m> Checker<'m> {
     ) {
         self.out
             .push(Diagnostic::at(self.model, severity, code, message, at));
+        self.scopes.push(self.scope);
     }
 
     pub fn error(&mut self, code: &'static str, message: String, at: Location) {

@@ -7,8 +7,8 @@ use bytes::Bytes;
 use super::path::{parse_key, resolve_path};
 use super::{Edit, EditError};
 use crate::ir::{
-    Attribute, GraphId, GraphOwner, Initializer, Model, Node, NodeId, Tensor, Value, ValueDef,
-    ValueId, ValueInfo, dtype,
+    Attribute, GraphId, GraphOwner, Initializer, Model, Node, NodeId, Tensor, Touched, Value,
+    ValueDef, ValueId, ValueInfo, dtype,
 };
 use crate::library::{scope_root, scope_tree};
 
@@ -27,6 +27,58 @@ enum Restore {
     Outputs(GraphId, Vec<ValueInfo>),
     Initializers(GraphId, Vec<Initializer>),
     Model(Box<Model>),
+}
+
+impl Undo {
+    /// What the edit touched; `model` is the model with the edit applied.
+    pub fn touched(&self, model: &Model) -> Touched {
+        self.touched_between(model, false)
+    }
+
+    /// What undoing the edit will touch; `model` is the model with the edit applied,
+    /// before the undo.
+    pub fn touched_by_undo(&self, model: &Model) -> Touched {
+        self.touched_between(model, true)
+    }
+
+    fn touched_between(&self, model: &Model, undoing: bool) -> Touched {
+        let mut t = Touched::default();
+        let mut lists: Vec<GraphId> = Vec::new();
+        let mut other: Vec<NodeId> = Vec::new();
+        for r in &self.0 {
+            match r {
+                // The first record of a graph's list is its state before the edit.
+                Restore::Nodes(g, recorded) if !lists.contains(g) => {
+                    lists.push(*g);
+                    let current = model.graphs.get(*g).map_or(&[][..], |x| &x.nodes);
+                    let (before, after) = if undoing {
+                        (current, recorded.as_slice())
+                    } else {
+                        (recorded.as_slice(), current)
+                    };
+                    t.node_list(*g, before, after);
+                }
+                Restore::Nodes(..) => {}
+                Restore::NodeAttributes(n, _) => {
+                    t.node(*n);
+                    t.attributes.push(*n);
+                }
+                Restore::NodeInputs(n, _) | Restore::NodeName(n, _) => {
+                    t.node(*n);
+                    other.push(*n);
+                }
+                Restore::ValueName(v, _) => t.values.push(*v),
+                Restore::Inputs(g, _) | Restore::Outputs(g, _) | Restore::Initializers(g, _) => {
+                    t.graph(*g)
+                }
+                Restore::Model(_) => t.whole = true,
+            }
+        }
+        t.attributes
+            .retain(|n| !other.contains(n) && !t.removed.contains(n));
+        t.attributes.dedup();
+        t
+    }
 }
 
 pub(super) fn undo(model: &mut Model, undo: Undo) {

@@ -56,7 +56,7 @@ mod path;
 
 use serde::{Deserialize, Serialize};
 
-use crate::ir::Model;
+use crate::ir::{Model, Touched};
 
 pub use apply::{Undo, base64_encode, npy_tensor};
 pub use path::{graph_path, resolve_path};
@@ -390,31 +390,36 @@ pub struct History {
 }
 
 impl History {
-    /// Applies `edit`; on success it is undoable and the redo list is dropped.
-    pub fn apply(&mut self, model: &mut Model, edit: Edit) -> Result<(), EditError> {
+    /// Applies `edit`; on success it is undoable and the redo list is dropped. Returns
+    /// what it touched.
+    pub fn apply(&mut self, model: &mut Model, edit: Edit) -> Result<Touched, EditError> {
         let u = apply(model, &edit)?;
+        let touched = u.touched(model);
         self.done.push((edit, u));
         self.undone.clear();
-        Ok(())
+        Ok(touched)
     }
 
-    /// Undoes the last edit; returns it, or `None` when there is nothing to undo.
-    pub fn undo(&mut self, model: &mut Model) -> Option<Edit> {
+    /// Undoes the last edit; returns it and what undoing it touched, or `None` when
+    /// there is nothing to undo.
+    pub fn undo(&mut self, model: &mut Model) -> Option<(Edit, Touched)> {
         let (edit, u) = self.done.pop()?;
+        let touched = u.touched_by_undo(model);
         undo(model, u);
         self.undone.push(edit.clone());
-        Some(edit)
+        Some((edit, touched))
     }
 
-    /// Applies the last undone edit again.
-    pub fn redo(&mut self, model: &mut Model) -> Result<Option<Edit>, EditError> {
+    /// Applies the last undone edit again; returns it and what it touched.
+    pub fn redo(&mut self, model: &mut Model) -> Result<Option<(Edit, Touched)>, EditError> {
         let Some(edit) = self.undone.pop() else {
             return Ok(None);
         };
         match apply(model, &edit) {
             Ok(u) => {
+                let touched = u.touched(model);
                 self.done.push((edit.clone(), u));
-                Ok(Some(edit))
+                Ok(Some((edit, touched)))
             }
             Err(e) => {
                 self.undone.push(edit);

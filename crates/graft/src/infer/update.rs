@@ -31,11 +31,12 @@
 //! - **Removals** are not edits `update` handles: it falls back when a removed node is
 //!   named, but a value that lost its producer (a removed node's outputs, an output
 //!   dropped from a node's list) keeps its last type where a fresh run has none. Call
-//!   [`infer`] after removals.
+//!   [`infer`] after removals, or [`Inferred::update_touched`], which forgets a removed
+//!   node's outputs and recomputes their readers.
 //! - Symbols keep their ids across updates (the interning map is kept).
 
 use super::{Ctx, D, Engine, Inferred, Ty, in_function, infer};
-use crate::ir::{GraphId, GraphOwner, Model, NodeId, ValueId};
+use crate::ir::{GraphId, GraphOwner, Model, NodeId, Touched, ValueId};
 
 use crate::hash::FxMap;
 use std::collections::BTreeMap;
@@ -68,7 +69,101 @@ impl Inferred {
     ///     /// ```
     pub fn update(&mut self, model: &Model, changed: &[NodeId]) -> Updated {
         let state = std::mem::take(self);
-        match incremental(model, state, changed) {
+        match incremental(model, state, changed, &[]) {
+            Ok((inferred, nodes)) => {
+                *self = inferred;
+                Updated { nodes, full: false }
+            }
+            Err(Fallback) => {
+                *self = infer(model);
+                Updated {
+                    nodes: model.nodes.len(),
+                    full: true,
+                }
+            }
+        }
+    }
+}
+
+impl Inferred {
+    /// [`Inferred::update`] after a change that `touched` describes (an edit, its undo
+    /// or redo): the touched nodes, the nodes owning a touched subgraph (their
+    /// subgraph's inputs or outputs changed), and the producers of a touched graph's
+    /// outputs (their stated types may have changed) are recomputed; the outputs of
+    /// removed nodes lose their types and their readers are recomputed. A whole
+    /// change is a full run.
+    pub fn update_touched(&mut self, model: &Model, touched: &Touched) -> Updated {
+        if touched.whole {
+            *self = infer(model);
+            return Updated {
+                nodes: model.nodes.len(),
+                full: true,
+            };
+        }
+        let mut changed: Vec<NodeId> = touched.nodes.clone();
+        for &g in &touched.graphs {
+            let Some(graph) = model.graphs.get(g) else {
+                continue;
+            };
+            if let GraphOwner::Node(owner) = graph.owner {
+                changed.push(owner);
+            }
+            for v in graph.outputs.iter().filter_map(|o| o.value) {
+                if let Some(crate::ir::ValueDef::Node(p)) = model.values.get(v).map(|x| x.def) {
+                    changed.push(p);
+                }
+            }
+        }
+        // Diagnostics name values: a renamed one's producer and readers say it again.
+        for &v in &touched.values {
+            let Some(value) = model.values.get(v) else {
+                continue;
+            };
+            match value.def {
+                crate::ir::ValueDef::Node(p) => changed.push(p),
+                _ => {
+                    *self = infer(model);
+                    return Updated {
+                        nodes: model.nodes.len(),
+                        full: true,
+                    };
+                }
+            }
+            if model.graphs.get(value.graph).is_some() {
+                changed.extend(
+                    crate::check::nodes_under(model, value.graph)
+                        .into_iter()
+                        .filter(|&n| model.nodes[n].inputs.contains(&Some(v))),
+                );
+            }
+        }
+        changed.retain(|&n| {
+            model
+                .nodes
+                .get(n)
+                .and_then(|node| model.graphs.get(node.graph))
+                .is_some_and(|g| g.nodes.contains(&n))
+        });
+        // A change inside an If/Loop/Scan body: a full run (the cone walk across
+        // subgraph boundaries disagreed with a fresh run on undo in corpus tests).
+        let in_subgraph = |n: &NodeId| {
+            model
+                .nodes
+                .get(*n)
+                .and_then(|node| model.graphs.get(node.graph))
+                .is_some_and(|g| matches!(g.owner, GraphOwner::Node(_)))
+        };
+        if changed.iter().chain(&touched.removed).any(in_subgraph) {
+            *self = infer(model);
+            return Updated {
+                nodes: model.nodes.len(),
+                full: true,
+            };
+        }
+        changed.sort_unstable();
+        changed.dedup();
+        let state = std::mem::take(self);
+        match incremental(model, state, &changed, &touched.removed) {
             Ok((inferred, nodes)) => {
                 *self = inferred;
                 Updated { nodes, full: false }
@@ -98,6 +193,7 @@ fn incremental(
     model: &Model,
     state: Inferred,
     changed: &[NodeId],
+    removed: &[NodeId],
 ) -> Result<(Inferred, usize), Fallback> {
     if model.values.len() < state.types.len()
         || state.diag_values.len() != state.diagnostics.len()
@@ -115,9 +211,22 @@ fn incremental(
             return Err(Fallback);
         }
     }
+    for &n in removed {
+        let node = model.nodes.get(n).ok_or(Fallback)?;
+        let graph = model.graphs.get(node.graph).ok_or(Fallback)?;
+        // A fresh run infers the subgraphs of a removed node on their own.
+        let holds_graphs = node.attributes.iter().any(|a| !a.graphs().is_empty());
+        if in_function(model, node.graph)
+            || state.calls.contains_key(&n)
+            || graph.nodes.contains(&n)
+            || holds_graphs
+        {
+            return Err(Fallback);
+        }
+    }
     let mut e = Engine::new(model, state);
     let mut u = Update::new(model);
-    u.run(&mut e, changed)?;
+    u.run(&mut e, changed, removed)?;
     // Drop the diagnostics of recomputed values that were there before the update.
     let mut k = 0;
     let old = u.old_diagnostics;
@@ -171,7 +280,12 @@ impl Update {
         self.depth.get(g.index()).copied().unwrap_or(0)
     }
 
-    fn run(&mut self, e: &mut Engine, changed: &[NodeId]) -> Result<(), Fallback> {
+    fn run(
+        &mut self,
+        e: &mut Engine,
+        changed: &[NodeId],
+        removed: &[NodeId],
+    ) -> Result<(), Fallback> {
         let model = e.model;
         self.old_diagnostics = e.diagnostics.len();
         // Walks to do: (deepest first) graph → first position.
@@ -186,6 +300,18 @@ impl Update {
             && self.refresh_sources(e, g)
         {
             seed(&mut walks, self.depth(g), g, 0);
+        }
+        // A removed node's values lose their types; its graph is walked from the start
+        // (its readers may be anywhere after where it was).
+        for &n in removed {
+            if is_call(e, n) {
+                return Err(Fallback);
+            }
+            let before = self.forget(e, n)?;
+            if self.mark(e, before) {
+                let g = model.nodes[n].graph;
+                seed(&mut walks, self.depth(g), g, 0);
+            }
         }
         // One pass over each graph with changed nodes finds where its walk starts and
         // that every named node is still in the graph's list.
@@ -376,18 +502,31 @@ impl Update {
 
     /// Infers `n` (and its subgraphs) again; marks its outputs that changed.
     fn recompute(&mut self, e: &mut Engine, n: NodeId, ctx: &Ctx) -> Result<(), Fallback> {
-        let model = e.model;
-        let node = &model.nodes[n];
         if is_call(e, n) {
             return Err(Fallback);
         }
+        let before = self.forget(e, n)?;
+        e.node(n, ctx);
+        self.mark(e, before);
+        Ok(())
+    }
+
+    /// Forgets what is known of `n`'s outputs and of every value of its subgraphs (they
+    /// start from nothing, as in a fresh run); returns the outputs as they were.
+    #[allow(clippy::type_complexity)]
+    fn forget(
+        &mut self,
+        e: &mut Engine,
+        n: NodeId,
+    ) -> Result<Vec<(ValueId, Option<Ty>, Option<Vec<D>>)>, Fallback> {
+        let model = e.model;
+        let node = &model.nodes[n];
         let mut before = Vec::with_capacity(node.outputs.len());
         for &v in node.outputs.iter().flatten() {
             self.clear(e, v);
             let t = e.types.get_mut(v.index()).and_then(Option::take);
             before.push((v, t, e.consts.remove(&v)));
         }
-        // The subgraphs start from nothing, as in a fresh run.
         let mut stack: Vec<GraphId> = Vec::new();
         for a in &node.attributes {
             stack.extend(a.graphs());
@@ -424,9 +563,7 @@ impl Update {
                 }
             }
         }
-        e.node(n, ctx);
-        self.mark(e, before);
-        Ok(())
+        Ok(before)
     }
 }
 

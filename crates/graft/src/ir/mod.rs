@@ -10,6 +10,7 @@
 mod attr;
 mod data;
 mod ids;
+mod touched;
 
 pub use attr::{AttrKind, AttrType, AttrValue, Attribute, RawAttribute};
 pub use data::{
@@ -19,6 +20,7 @@ pub use data::{
     normalize_domain,
 };
 pub use ids::{Arena, ArenaId, FunctionId, GraphId, NodeId, ValueId};
+pub use touched::Touched;
 
 /// An ONNX model.
 #[derive(Clone, Debug, Default)]

@@ -354,6 +354,56 @@ impl View {
     }
 
     fn node_item(&mut self, model: &Model, parent: ItemId, n: NodeId, ctx: u32) -> ItemId {
+        let item = self.node_item_unpushed(model, parent, n, ctx);
+        self.push(item)
+    }
+
+    /// After an edit that only set or removed attributes of `nodes`: writes the boxes
+    /// showing them again in place. Returns the items rewritten, or `None` when one of
+    /// them is a group (a call, a node with subgraphs: its contents depend on the
+    /// attributes) or would now read or make other values; rebuild the view then.
+    pub fn refresh_nodes(&mut self, model: &Model, nodes: &[NodeId]) -> Option<Vec<ItemId>> {
+        let mut changed = Vec::new();
+        for (id, item) in self.items.iter().enumerate() {
+            if let ItemKind::Node { node, .. } = item.kind
+                && nodes.contains(&node)
+            {
+                if item.is_group {
+                    return None;
+                }
+                changed.push(ItemId::try_from(id).ok()?);
+            }
+        }
+        let mut fresh = Vec::with_capacity(changed.len());
+        for &id in &changed {
+            let old = &self.items[id as usize];
+            let (parent, ctx) = (old.parent?, old.ctx);
+            let ItemKind::Node { node, .. } = old.kind else {
+                return None;
+            };
+            let new = self.node_item_unpushed(model, parent, node, ctx);
+            let old = &self.items[id as usize];
+            if new.is_group
+                || new.kind != old.kind
+                || new.consumes != old.consumes
+                || new.produces != old.produces
+            {
+                return None;
+            }
+            fresh.push(new);
+        }
+        for (&id, new) in changed.iter().zip(fresh) {
+            let old = &mut self.items[id as usize];
+            old.title = new.title;
+            old.subtitle = new.subtitle;
+            old.badge = new.badge;
+            old.attrs = new.attrs;
+            old.weights = new.weights;
+        }
+        Some(changed)
+    }
+
+    fn node_item_unpushed(&mut self, model: &Model, parent: ItemId, n: NodeId, ctx: u32) -> Item {
         let node = model.node(n);
         let domain = crate::ir::normalize_domain(node.domain());
         let callee = if self.functions.is_empty() {
@@ -411,7 +461,7 @@ impl View {
             item.is_group = true;
             item.children = None;
         }
-        self.push(item)
+        item
     }
 
     fn weight_text(&self, model: &Model, v: ValueId) -> String {

@@ -25,6 +25,8 @@ mod label;
 pub mod scene;
 pub mod svg;
 
+use std::sync::Arc;
+
 use crate::hash::FxMap;
 use crate::ir::{FunctionId, GraphId, Model, NodeId, ValueId};
 
@@ -137,6 +139,9 @@ pub struct View {
     /// The type of each value whose type the model states (graph inputs, outputs,
     /// value_info), as text: `float[1,8]`.
     pub types: FxMap<ValueId, String>,
+    /// What inference found, for the values the model does not type itself (written
+    /// out only for what is shown).
+    pub inferred: Option<Arc<crate::infer::Inferred>>,
 }
 
 impl View {
@@ -193,18 +198,16 @@ impl View {
             functions,
             initializers,
             types,
+            inferred: None,
         }
     }
 
-    /// Adds the types inference found (`crate::infer`) for the values the model does not
-    /// type itself; stated types stay. Edges then show them as they show stated ones.
-    pub fn add_inferred_types(&mut self, model: &Model, inferred: &crate::infer::Inferred) {
-        for (v, _) in model.values.iter() {
-            if !self.types.contains_key(&v)
-                && let Some(ty) = inferred.get(v)
-            {
-                self.types.insert(v, ty.to_string());
-            }
+    /// The type of `v` as text: as the model states it, else as inference found it
+    /// ([`View::inferred`]), else `None`.
+    pub fn type_text(&self, v: ValueId) -> Option<String> {
+        match self.types.get(&v) {
+            Some(t) => Some(t.clone()),
+            None => self.inferred.as_ref()?.get(v).map(|t| t.to_string()),
         }
     }
 

@@ -203,6 +203,20 @@ impl Scene {
         self.cache.remove(&0);
     }
 
+    /// After an edit that only set or removed attributes of `nodes`: rewrites their
+    /// boxes in place ([`View::refresh_nodes`]) and drops the cached layouts of the
+    /// groups holding them. Returns `false` when the view must be built again instead.
+    /// Call [`Scene::layout`] afterwards.
+    pub fn refresh_nodes(&mut self, model: &Model, nodes: &[crate::ir::NodeId]) -> bool {
+        let Some(items) = self.view.refresh_nodes(model, nodes) else {
+            return false;
+        };
+        for item in items {
+            self.invalidate_ancestors(item);
+        }
+        true
+    }
+
     fn invalidate_ancestors(&mut self, item: ItemId) {
         let mut current = self.view.item(item).and_then(|i| i.parent);
         while let Some(p) = current {

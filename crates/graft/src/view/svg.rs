@@ -147,7 +147,7 @@ pub fn region(
                 arrowhead(&mut heads, points);
                 // The tensor type, where the model states it, beside the edge's middle.
                 if detail == Detail::Full
-                    && let Some(ty) = scene.view.types.get(&e.value)
+                    && let Some(ty) = scene.view.type_text(e.value)
                 {
                     let mid = points[points.len() / 2];
                     let _ = write!(
@@ -155,7 +155,7 @@ pub fn region(
                         "<text class=\"g-el\" x=\"{}\" y=\"{}\">{}</text>",
                         D1(mid.x + 4.0),
                         D1(mid.y),
-                        escape(ty)
+                        escape(&ty)
                     );
                 }
             }
