@@ -1,8 +1,9 @@
 //! The browser benchmark: how long, in headless Chromium on this machine, from "file
 //! chosen" to "graph drawn", for Graft's app and for Netron 9.3.3 on the same files in
 //! the same run, and how much memory the page's renderer process holds once the graph
-//! is drawn. For Graft on the 50k-node model it also times expanding one section and
-//! the frame rate of a drag.
+//! is drawn. For Graft on the 50k-node model it also times expanding one section, the
+//! frame rate of a drag, and edits made in the node editor with their undos (Ctrl+Z),
+//! each from the handler to the next frame painted (`edit_ms`, `undo_ms`).
 //!
 //! Does nothing unless `GRAFT_APP_BENCH=1` (`cargo xtask bench-app` sets it), so `cargo
 //! test` stays fast. Settings, all optional:
@@ -129,6 +130,12 @@ struct Interaction {
     pan_fps: Option<f64>,
     pan_worst_frame_ms: Option<f64>,
     pan_redraws: u64,
+    /// Edits through the node editor and their undos (Ctrl+Z), as the app times them.
+    edit_ms: Vec<f64>,
+    undo_ms: Vec<f64>,
+    /// Renames of the node (the view is built again) and their undos.
+    rename_ms: Vec<f64>,
+    rename_undo_ms: Vec<f64>,
     error: String,
 }
 
@@ -880,12 +887,100 @@ fn interactions(browser: &Browser) -> Interaction {
         }
         Err(e) => out.error += &format!(" pan: {e}"),
     }
+    if let Err(e) = edit_timings(browser, &mut out) {
+        out.error += &format!(" edits: {e}");
+    }
     let _ = browser.cmd(
         "POST",
         "/timeouts",
         Some(json!({ "script": SCRIPT_TIMEOUT_MS })),
     );
     out
+}
+
+/// The node the edit timings select (by the search) and edit: in the first section of
+/// `large_50k.onnx`.
+const EDIT_NODE: &str = "b20/Mul";
+/// Attribute edits (each undone) per run.
+const EDIT_ROUNDS: usize = 10;
+/// Renames (each undone) per run.
+const RENAME_ROUNDS: usize = 3;
+
+/// Edits on the open model as a user makes them: the search finds [`EDIT_NODE`] and
+/// selects it; an attribute is set in the node editor and undone with Ctrl+Z
+/// ([`EDIT_ROUNDS`] times), then the node is renamed and that undone. Each is timed by
+/// the app (`edit_ms`, `undo_ms`: from the handler to the next frame painted, so
+/// apply, inference, checks, view, layout and drawing).
+fn edit_timings(browser: &Browser, out: &mut Interaction) -> Result<(), String> {
+    use graft_tests::webdriver::{testid, wait_until};
+    const CONTROL: &str = "\u{E009}";
+    const SELECT_ALL: &str = "\u{E009}a\u{E000}";
+    let wait = Duration::from_secs(30);
+    let input = browser.wait_for(&testid("search-input"), wait)?;
+    browser.send_keys(&input, &format!("{EDIT_NODE}\n"))?;
+    let found = wait_until(wait, "search results", || {
+        Ok(browser
+            .find_all(&testid("search-result"))?
+            .into_iter()
+            .next())
+    })?;
+    browser.click(&found)?;
+    let timed = |name: &str, act: &dyn Fn() -> Result<(), String>| -> Result<f64, String> {
+        browser.execute(
+            "if (window.__graftTimings) delete window.__graftTimings[arguments[0]];",
+            vec![json!(name)],
+        )?;
+        act()?;
+        wait_until(wait, name, || {
+            let v = browser.execute(
+                "return window.__graftTimings ? window.__graftTimings[arguments[0]] : null;",
+                vec![json!(name)],
+            )?;
+            Ok(v.as_f64())
+        })
+    };
+    let undo = || {
+        browser.execute(
+            "document.activeElement && document.activeElement.blur();",
+            vec![],
+        )?;
+        browser.press_keys(&[CONTROL], "z")
+    };
+    // The canvas must show the edit, and not after its undo: a refused edit or a
+    // missed key would time nothing.
+    let drawn = |text: &str, expected: bool| -> Result<(), String> {
+        let shown = browser.execute(
+            "return document.querySelector('[data-testid=\"graph\"]').textContent.includes(arguments[0]);",
+            vec![json!(text)],
+        )?;
+        if shown.as_bool() == Some(expected) {
+            Ok(())
+        } else {
+            Err(format!("{text:?} drawn: {shown}, expected {expected}"))
+        }
+    };
+    for k in 0..EDIT_ROUNDS {
+        let field = browser.wait_for(&testid("node-set-attr"), wait)?;
+        let text = format!("{SELECT_ALL}note = \"round {k}\"\u{E007}");
+        out.edit_ms
+            .push(timed("edit_ms", &|| browser.send_keys(&field, &text))?);
+        drawn(&format!("round {k}"), true)?;
+        out.undo_ms.push(timed("undo_ms", &undo)?);
+        drawn(&format!("round {k}"), false)?;
+    }
+    for k in 0..RENAME_ROUNDS {
+        let field = browser.wait_for(&testid("node-name"), wait)?;
+        let name = format!("b20/renamed_{k}");
+        let text = format!("{SELECT_ALL}{name}\u{E007}");
+        out.rename_ms
+            .push(timed("edit_ms", &|| browser.send_keys(&field, &text))?);
+        let props = browser.text(&browser.wait_for(&testid("properties"), wait)?)?;
+        if !props.contains(&name) {
+            return Err(format!("the renamed node is not selected: {props:?}"));
+        }
+        out.rename_undo_ms.push(timed("undo_ms", &undo)?);
+    }
+    Ok(())
 }
 
 /// A renderer process of the browser, and its memory in kB.
@@ -1001,7 +1096,7 @@ fn print_run(app: App, run: usize, r: &Run) {
 fn print_interaction(run: usize, i: &Interaction) {
     println!(
         "  graft  run {}: expand one section {:.1} ms ({} -> {} boxes drawn); \
-         idle {:.1} fps; drag {:.1} fps (worst frame {:.1} ms, {} redraws){}",
+         idle {:.1} fps; drag {:.1} fps (worst frame {:.1} ms, {} redraws){}{}",
         run + 1,
         i.expand_ms.unwrap_or(f64::NAN),
         i.items_before,
@@ -1010,6 +1105,18 @@ fn print_interaction(run: usize, i: &Interaction) {
         i.pan_fps.unwrap_or(f64::NAN),
         i.pan_worst_frame_ms.unwrap_or(f64::NAN),
         i.pan_redraws,
+        if i.edit_ms.is_empty() {
+            String::new()
+        } else {
+            format!(
+                "; set attribute {:.1} ms, undo {:.1} ms (medians of {}); rename {:.1} ms, undo {:.1} ms",
+                median(i.edit_ms.clone()).unwrap_or(f64::NAN),
+                median(i.undo_ms.clone()).unwrap_or(f64::NAN),
+                i.edit_ms.len(),
+                median(i.rename_ms.clone()).unwrap_or(f64::NAN),
+                median(i.rename_undo_ms.clone()).unwrap_or(f64::NAN),
+            )
+        },
         if i.error.is_empty() {
             String::new()
         } else {
@@ -1121,7 +1228,8 @@ fn markdown(results: &[ModelResult], with_netron: bool) -> String {
     if !inter.is_empty() {
         s.push_str(
             "\n| model (Graft) | expand one section, median ms | idle fps | drag fps, median | \
-             worst drag frame ms |\n|---|---:|---:|---:|---:|\n",
+             worst drag frame ms | set attribute ms | its undo ms | rename node ms | its undo ms |\n\
+             |---|---:|---:|---:|---:|---:|---:|---:|---:|\n",
         );
         for (model, _, _, i) in inter {
             let expand = median(i.iter().filter_map(|x| x.expand_ms).collect());
@@ -1136,13 +1244,20 @@ fn markdown(results: &[ModelResult], with_netron: bool) -> String {
             let f = |v: Option<f64>, digits: usize| {
                 v.map_or("—".to_string(), |v| format!("{v:.digits$}"))
             };
+            let all = |pick: fn(&Interaction) -> &Vec<f64>| {
+                median(i.iter().flat_map(|x| pick(x).iter().copied()).collect())
+            };
             s.push_str(&format!(
-                "| {} | {} | {} | {} | {} |\n",
+                "| {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
                 model.name,
                 f(expand, 1),
                 f(idle, 1),
                 f(pan, 1),
-                f(worst, 1)
+                f(worst, 1),
+                f(all(|x| &x.edit_ms), 1),
+                f(all(|x| &x.undo_ms), 1),
+                f(all(|x| &x.rename_ms), 1),
+                f(all(|x| &x.rename_undo_ms), 1),
             ));
         }
     }
@@ -1206,6 +1321,10 @@ fn to_json(results: &[ModelResult], runs: usize) -> Value {
                 "drag_fps": i.pan_fps,
                 "drag_worst_frame_ms": i.pan_worst_frame_ms,
                 "drag_redraws": i.pan_redraws,
+                "set_attribute_ms": i.edit_ms,
+                "set_attribute_undo_ms": i.undo_ms,
+                "rename_node_ms": i.rename_ms,
+                "rename_node_undo_ms": i.rename_undo_ms,
                 "error": i.error,
             })).collect::<Vec<_>>(),
         })).collect::<Vec<_>>(),

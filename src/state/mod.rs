@@ -2121,16 +2121,14 @@ impl AppState {
         self.change(Session::cancel_inline);
     }
 
+    /// Undoes the last edit; publishes `undo_ms` as [`AppState::node_edit`] does.
     pub fn undo(self) {
-        self.change(|s| {
-            s.undo();
-        });
+        self.timed("undo_ms", Session::undo);
     }
 
+    /// Redoes the last undone edit; publishes `redo_ms`.
     pub fn redo(self) {
-        self.change(|s| {
-            s.redo();
-        });
+        self.timed("redo_ms", Session::redo);
     }
 
     /// Undoes or redoes until `done` edits are in force (the history panel's click).
@@ -2294,10 +2292,15 @@ impl AppState {
     /// Runs a node edit; publishes `edit_ms`, from the edit to the redrawn canvas
     /// painted (apply, infer, check, view, layout, draw).
     fn node_edit(self, f: impl FnOnce(&mut Session) -> bool) {
+        self.timed("edit_ms", f);
+    }
+
+    /// Runs `f` and publishes `name`: the time from here to the next frame painted.
+    fn timed(self, name: &'static str, f: impl FnOnce(&mut Session) -> bool) {
         let started = platform::now_ms();
         self.change(f);
         platform::after_next_paint(move || {
-            platform::publish_timing("edit_ms", platform::now_ms() - started);
+            platform::publish_timing(name, platform::now_ms() - started);
         });
     }
 
