@@ -1732,6 +1732,40 @@ fn a_function_edited_as_text_is_applied_refused_at_its_line_and_undone() {
             .map(|_| ()))
     })
     .unwrap_or_else(|e| panic!("{e}\n{}", app.diagnosis()));
+    // Text that parses but breaks a checker rule (an attribute Sigmoid does not
+    // have) is applied, and the checker's error is listed at its line.
+    app.browser.click(&app.wait("text-edit")).unwrap();
+    let editor = app.wait("text-editor");
+    app.browser.clear(&editor).unwrap();
+    app.browser
+        .send_keys(
+            &editor,
+            &edited.replace("Sigmoid(scaled)", "Sigmoid <gain = 2.0> (scaled)"),
+        )
+        .unwrap();
+    app.browser.click(&app.wait("text-apply")).unwrap();
+    let checked = wait_until(e2e::TIMEOUT, "the checker's error at its line", || {
+        Ok(app
+            .get("text-checked")
+            .and_then(|v| app.browser.text(&v).ok()))
+    })
+    .unwrap_or_else(|e| panic!("{e}\n{}", app.diagnosis()));
+    let view = app.text("text-view");
+    let line = view
+        .lines()
+        .position(|l| l.contains("Sigmoid <gain"))
+        .expect("the edited line")
+        + 1;
+    assert!(
+        checked.contains(&format!("line {line}:")) && checked.contains("check.attribute-unknown"),
+        "{checked}\n{view}"
+    );
+    // Undo takes the error away with the edit.
+    app.browser.click(&app.wait("undo")).unwrap();
+    wait_until(e2e::TIMEOUT, "the error gone", || {
+        Ok(app.get("text-checked").is_none().then_some(()))
+    })
+    .unwrap_or_else(|e| panic!("{e}\n{}", app.diagnosis()));
     // Undo puts the function back as it was.
     app.browser.click(&app.wait("undo")).unwrap();
     wait_until(e2e::TIMEOUT, "the original text", || {

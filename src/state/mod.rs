@@ -1988,16 +1988,29 @@ impl AppState {
     }
 
     /// The open model as ONNX text, or its `function`-th function.
-    pub fn text(self, function: Option<usize>) -> Option<String> {
+    /// The open model (or its `function`-th function) as ONNX text, with the
+    /// checker's errors at nodes printed there, each as `line N: message (code)`.
+    pub fn text(self, function: Option<usize>) -> Option<(String, Vec<String>)> {
         self.session.with(|s| {
-            let model = &s.open()?.model;
-            match function {
-                None => Some(graft::text::print_model(model)),
-                Some(i) => model
-                    .functions
-                    .get(i)
-                    .map(|&f| graft::text::print_function(model, f)),
-            }
+            let open = s.open()?;
+            let model = &open.model;
+            let f = match function {
+                None => None,
+                Some(i) => Some(*model.functions.get(i)?),
+            };
+            let (text, lines) = graft::text::print_with_lines(model, f);
+            let mut problems: Vec<(usize, String)> = open
+                .checked
+                .diagnostics()
+                .iter()
+                .filter(|d| d.severity == Severity::Error)
+                .filter_map(|d| {
+                    let line = graft::text::line_of(model, &lines, d.at.node?)?;
+                    Some((line, format!("line {line}: {} ({})", d.message, d.code)))
+                })
+                .collect();
+            problems.sort();
+            Some((text, problems.into_iter().map(|(_, p)| p).collect()))
         })
     }
 

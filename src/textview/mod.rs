@@ -1,8 +1,10 @@
 //! The text tab: the open model, or one of its functions, in ONNX text. Edit turns the
 //! text into a text area; Apply replaces the model (or the function) by what it says,
 //! as one undoable edit, and the canvas follows; text that does not parse is refused
-//! with its line, the model unchanged. The core prints and parses; this component
-//! only chooses what to show.
+//! with its line, the model unchanged. Text that parses but breaks a checker rule is
+//! applied (as any edit may be), and the checker's errors are listed under the text
+//! at their lines until they are fixed or undone. The core prints and parses; this
+//! component only chooses what to show.
 
 use leptos::prelude::*;
 
@@ -18,7 +20,14 @@ pub fn TextPanel() -> impl IntoView {
         state.name.track();
         scope.set(None);
     });
-    let text = Memo::new(move |_| state.text(scope.get()));
+    let printed = Memo::new(move |_| state.text(scope.get()));
+    let text = move || printed.get().map(|(text, _)| text);
+    let checked = move || {
+        printed
+            .get()
+            .map(|(_, problems)| problems)
+            .unwrap_or_default()
+    };
     let editing = RwSignal::new(false);
     let draft = RwSignal::new(String::new());
     let problem = RwSignal::new(None::<String>);
@@ -30,7 +39,7 @@ pub fn TextPanel() -> impl IntoView {
         problem.set(None);
     });
     let start = move |_| {
-        draft.set(text.get_untracked().unwrap_or_default());
+        draft.set(printed.get_untracked().map(|(t, _)| t).unwrap_or_default());
         problem.set(None);
         editing.set(true);
     };
@@ -79,9 +88,17 @@ pub fn TextPanel() -> impl IntoView {
                 </Show>
             </div>
             {move || problem.get().map(|p| view! { <p class="text-error" data-testid="text-error">{p}</p> })}
+            {move || {
+                let problems = checked();
+                (!problems.is_empty()).then(|| view! {
+                    <ul class="text-checked" data-testid="text-checked" title="The checker's errors at their lines (fix them, or undo with Ctrl+Z)">
+                        {problems.into_iter().map(|p| view! { <li>{p}</li> }).collect_view()}
+                    </ul>
+                })
+            }}
             <Show
                 when=move || editing.get()
-                fallback=move || view! { <pre class="text-view" data-testid="text-view">{move || text.get().unwrap_or_default()}</pre> }
+                fallback=move || view! { <pre class="text-view" data-testid="text-view">{move || text().unwrap_or_default()}</pre> }
             >
                 <textarea
                     class="text-view text-edit"

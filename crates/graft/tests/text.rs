@@ -237,3 +237,37 @@ fn garbage_is_an_error_not_a_panic() {
         }
     }
 }
+
+/// The text pane shows checker errors at their line: each node's line in the printed
+/// model, annotation lines skipped, a body's node at the line of the node holding it.
+#[test]
+fn printed_nodes_know_their_lines() {
+    let text = r#"<ir_version: 10, opset_import: ["": 18]>
+main (float[N] x, bool c) => (y) {
+  a = Relu(x)
+  [named] b = LeakyRelu <alpha = 0.5> (a)
+  y = If(c) <
+    then_branch = t () => (t_out) { t_out = Neg(b) },
+    else_branch = e () => (e_out) { e_out = Abs(b) }
+  >
+}
+"#;
+    let mut model = graft::text::parse_model(text).unwrap().model;
+    let g = model.graph.unwrap();
+    let nodes = model.graph(g).nodes.clone();
+    // A doc string is an annotation line above its node.
+    model.nodes[nodes[1]].doc_string = Some("the gate".into());
+    let (printed, lines) = graft::text::print_with_lines(&model, None);
+    let line = |n| graft::text::line_of(&model, &lines, n).unwrap();
+    let at = |l: usize| printed.lines().nth(l - 1).unwrap().trim().to_string();
+    assert!(at(line(nodes[0])).starts_with("a = Relu"), "{printed}");
+    assert!(
+        at(line(nodes[1])).starts_with("[named] b = LeakyRelu"),
+        "{printed}"
+    );
+    assert!(at(line(nodes[1]) - 1).starts_with("#@"), "{printed}");
+    assert!(at(line(nodes[2])).starts_with("y = If"), "{printed}");
+    let then = model.node(nodes[2]).attributes[0].graphs()[0];
+    let inner = model.graph(then).nodes[0];
+    assert_eq!(line(inner), line(nodes[2]));
+}

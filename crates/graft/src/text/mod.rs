@@ -172,6 +172,61 @@ pub fn print_model(model: &Model) -> String {
     p.into_string()
 }
 
+/// [`print_model`] (or [`print_function`] of `function`), and the line (1-based) where
+/// each node of the printed graph starts; a node inside an If/Loop/Scan body is found
+/// at the line of the node holding it.
+pub fn print_with_lines(
+    model: &Model,
+    function: Option<FunctionId>,
+) -> (String, crate::hash::FxMap<crate::ir::NodeId, usize>) {
+    let mut p = print::Printer::new(model);
+    match function {
+        Some(f) => p.function(f, true),
+        None => p.model(),
+    }
+    let mut starts = std::mem::take(&mut p.starts);
+    starts.sort_by_key(|&(_, offset)| offset);
+    let text = p.into_string();
+    let mut lines = crate::hash::FxMap::default();
+    let (mut line, mut at) = (1, 0);
+    for (node, offset) in starts {
+        line += text.as_bytes()[at..offset.min(text.len())]
+            .iter()
+            .filter(|&&b| b == b'\n')
+            .count();
+        at = offset.min(text.len());
+        // Annotation lines (`#@`) come first: the node's own line is the first other.
+        let mut own = line;
+        for l in text[at..].split('\n') {
+            if !l.trim_start().starts_with("#@") {
+                break;
+            }
+            own += 1;
+        }
+        lines.insert(node, own);
+    }
+    (text, lines)
+}
+
+/// The line of `node` in text [`print_with_lines`] gave: its own, or that of the node
+/// holding the body it is in.
+pub fn line_of(
+    model: &Model,
+    lines: &crate::hash::FxMap<crate::ir::NodeId, usize>,
+    mut node: crate::ir::NodeId,
+) -> Option<usize> {
+    for _ in 0..model.graphs.len() + 1 {
+        if let Some(&line) = lines.get(&node) {
+            return Some(line);
+        }
+        match model.graphs.get(model.nodes.get(node)?.graph)?.owner {
+            crate::ir::GraphOwner::Node(owner) => node = owner,
+            _ => return None,
+        }
+    }
+    None
+}
+
 /// Prints one graph of a model in the form [`parse_graph`] reads.
 pub fn print_graph(model: &Model, graph: GraphId) -> String {
     let mut p = print::Printer::new(model);

@@ -28,6 +28,10 @@ pub(super) struct Printer<'m> {
     pub defaults: Defaults,
     /// Inside an annotation: strings use Graft's escapes.
     pub hidden: u32,
+    /// How many captures are running (their output goes elsewhere first).
+    captures: u32,
+    /// Where each node written straight into `out` starts (byte offset).
+    pub starts: Vec<(NodeId, usize)>,
 }
 
 impl<'m> Printer<'m> {
@@ -37,6 +41,8 @@ impl<'m> Printer<'m> {
             out: String::new(),
             defaults: Defaults::default(),
             hidden: 0,
+            captures: 0,
+            starts: Vec::new(),
         }
     }
 
@@ -77,7 +83,9 @@ impl<'m> Printer<'m> {
     /// Runs `f` with an empty output and returns what it wrote.
     pub(super) fn capture(&mut self, f: impl FnOnce(&mut Self)) -> String {
         let saved = std::mem::take(&mut self.out);
+        self.captures += 1;
         f(self);
+        self.captures -= 1;
         std::mem::replace(&mut self.out, saved)
     }
 
@@ -619,6 +627,9 @@ impl<'m> Printer<'m> {
         };
         let mut r = Rec::default();
         let start = self.out.len();
+        if self.captures == 0 {
+            self.starts.push((id, start));
+        }
         self.indent(level);
         if let Some(name) = &n.name {
             self.out.push('[');

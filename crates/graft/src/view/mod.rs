@@ -130,8 +130,14 @@ pub(crate) struct Context {
 pub struct View {
     pub items: Vec<Item>,
     pub(crate) contexts: Vec<Context>,
-    /// Per graph: value -> nodes of that graph reading it (built on first need).
-    pub(crate) uses: FxMap<GraphId, FxMap<ValueId, Vec<NodeId>>>,
+    /// Per graph: how many of its nodes read each value, by value index (built on
+    /// first need).
+    pub(crate) readers: FxMap<GraphId, Vec<u32>>,
+    /// Scratch marks by value index for building groups (see `build.rs`), with the
+    /// last stamp used and per-value counts.
+    pub(crate) marks: Vec<u32>,
+    pub(crate) stamp: u32,
+    pub(crate) reads_inside: Vec<u32>,
     /// Local functions by key.
     pub(crate) functions: FxMap<crate::ir::FunctionKey, FunctionId>,
     /// Initializer values -> (graph, index in its initializers).
@@ -194,7 +200,10 @@ impl View {
         View {
             items: Vec::new(),
             contexts: vec![Context::default()],
-            uses: Default::default(),
+            readers: Default::default(),
+            marks: Vec::new(),
+            stamp: 0,
+            reads_inside: Vec::new(),
             functions,
             initializers,
             types,
