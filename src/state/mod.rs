@@ -688,17 +688,7 @@ impl Session {
                 .filter_map(|i| ItemId::try_from(i).ok())
                 .map(|i| (i, i))
                 .collect();
-            let next = OpenModel {
-                name: before.name.clone(),
-                origin: before.origin,
-                model,
-                problem_nodes: problem_nodes(&summary),
-                summary,
-                scene: Some(scene),
-                serial: next_serial(),
-                inferred,
-                checked,
-            };
+            let next = edited_model(&before, model, summary, Some(scene), inferred, checked);
             (next, items)
         } else {
             open_edited(&before, model, summary, inferred, checked)
@@ -1812,7 +1802,20 @@ fn open_edited(
         }
         scene.layout(&model, &mut || false).ok().map(|_| scene)
     });
-    let open = OpenModel {
+    let open = edited_model(before, model, summary, scene, inferred, checked);
+    (open, items)
+}
+
+/// `model`, edited from `before`'s, with what was worked out for it.
+fn edited_model(
+    before: &OpenModel,
+    model: Model,
+    summary: Arc<Summary>,
+    scene: Option<Scene>,
+    inferred: Arc<graft::infer::Inferred>,
+    checked: graft::check::Checked,
+) -> OpenModel {
+    OpenModel {
         name: before.name.clone(),
         origin: before.origin,
         model,
@@ -1822,8 +1825,7 @@ fn open_edited(
         serial: next_serial(),
         inferred,
         checked,
-    };
-    (open, items)
+    }
 }
 
 /// A node as an edit names it: its graph's path and its index there.

@@ -3,6 +3,8 @@
 //! checker verdict), redo gives the edited one again, and the JSON log replays to the
 //! same model. Refused edits change nothing.
 
+mod common;
+
 use graft::edit::{Edit, History, base64_encode, replay};
 use graft::ir::Model;
 
@@ -785,33 +787,11 @@ fn text_replaces_the_model_or_one_function() {
 /// inference and the checker brought up to date with what it touched equal fresh runs.
 #[test]
 fn corpus_edits_keep_inference_and_checks_current() {
-    let dir = std::env::var_os("GRAFT_CORPUS")
-        .map(std::path::PathBuf::from)
-        .unwrap_or_else(|| {
-            std::path::PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../target/corpus"))
-        });
-    if !dir.join(".complete").exists() {
+    let Some(dir) = common::corpus() else {
         eprintln!("no corpus: skipped");
         return;
-    }
-    let mut files = Vec::new();
-    let mut stack = vec![dir.join("real"), dir.join("generated"), dir.join("node")];
-    while let Some(d) = stack.pop() {
-        let Ok(entries) = std::fs::read_dir(&d) else {
-            continue;
-        };
-        for e in entries.flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                stack.push(p);
-            } else if p.extension().is_some_and(|x| x == "onnx")
-                && e.metadata().is_ok_and(|md| md.len() < 2_000_000)
-            {
-                files.push(p);
-            }
-        }
-    }
-    files.sort();
+    };
+    let files = common::small_models(&dir, 2_000_000);
     let mut seed: u64 = 0x2545_f491_4f6c_dd1d;
     let mut next = move |n: usize| {
         seed ^= seed << 13;

@@ -1,6 +1,8 @@
 //! Type and shape inference: ONNX text in, the inferred type of named values out (`?`
 //! when unknown), one test per operator family.
 
+mod common;
+
 use std::collections::BTreeMap;
 
 use graft::infer::{apply, infer};
@@ -1026,44 +1028,15 @@ mod incremental {
         assert!(updated.full);
     }
 
-    fn corpus() -> Option<std::path::PathBuf> {
-        let dir = std::env::var_os("GRAFT_CORPUS")
-            .map(std::path::PathBuf::from)
-            .unwrap_or_else(|| {
-                std::path::PathBuf::from(concat!(
-                    env!("CARGO_MANIFEST_DIR"),
-                    "/../../target/corpus"
-                ))
-            });
-        dir.join(".complete").exists().then_some(dir)
-    }
-
     /// Random single-node attribute edits on the smaller corpus models and the onnx
     /// node tests (seeded).
     #[test]
     fn corpus_attribute_edits_match_a_fresh_run() {
-        let Some(dir) = corpus() else {
+        let Some(dir) = crate::common::corpus() else {
             eprintln!("no corpus: skipped");
             return;
         };
-        let mut files = Vec::new();
-        let mut stack = vec![dir.join("real"), dir.join("generated"), dir.join("node")];
-        while let Some(d) = stack.pop() {
-            let Ok(entries) = std::fs::read_dir(&d) else {
-                continue;
-            };
-            for e in entries.flatten() {
-                let p = e.path();
-                if p.is_dir() {
-                    stack.push(p);
-                } else if p.extension().is_some_and(|x| x == "onnx")
-                    && e.metadata().is_ok_and(|md| md.len() < 3_000_000)
-                {
-                    files.push(p);
-                }
-            }
-        }
-        files.sort();
+        let files = crate::common::small_models(&dir, 3_000_000);
         let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
         let mut next = move || {
             seed ^= seed << 13;

@@ -68,19 +68,27 @@ impl Inferred {
     /// assert_eq!(inferred.get(z).unwrap().to_string(), "float[3,N]");
     ///     /// ```
     pub fn update(&mut self, model: &Model, changed: &[NodeId]) -> Updated {
+        self.cone(model, changed, &[])
+    }
+
+    /// The incremental update, or a full run where it falls back.
+    fn cone(&mut self, model: &Model, changed: &[NodeId], removed: &[NodeId]) -> Updated {
         let state = std::mem::take(self);
-        match incremental(model, state, changed, &[]) {
+        match incremental(model, state, changed, removed) {
             Ok((inferred, nodes)) => {
                 *self = inferred;
                 Updated { nodes, full: false }
             }
-            Err(Fallback) => {
-                *self = infer(model);
-                Updated {
-                    nodes: model.nodes.len(),
-                    full: true,
-                }
-            }
+            Err(Fallback) => self.full(model),
+        }
+    }
+
+    /// A full run.
+    fn full(&mut self, model: &Model) -> Updated {
+        *self = infer(model);
+        Updated {
+            nodes: model.nodes.len(),
+            full: true,
         }
     }
 }
@@ -94,11 +102,7 @@ impl Inferred {
     /// change is a full run.
     pub fn update_touched(&mut self, model: &Model, touched: &Touched) -> Updated {
         if touched.whole {
-            *self = infer(model);
-            return Updated {
-                nodes: model.nodes.len(),
-                full: true,
-            };
+            return self.full(model);
         }
         let mut changed: Vec<NodeId> = touched.nodes.clone();
         for &g in &touched.graphs {
@@ -121,13 +125,7 @@ impl Inferred {
             };
             match value.def {
                 crate::ir::ValueDef::Node(p) => changed.push(p),
-                _ => {
-                    *self = infer(model);
-                    return Updated {
-                        nodes: model.nodes.len(),
-                        full: true,
-                    };
-                }
+                _ => return self.full(model),
             }
             if model.graphs.get(value.graph).is_some() {
                 changed.extend(
@@ -154,28 +152,11 @@ impl Inferred {
                 .is_some_and(|g| matches!(g.owner, GraphOwner::Node(_)))
         };
         if changed.iter().chain(&touched.removed).any(in_subgraph) {
-            *self = infer(model);
-            return Updated {
-                nodes: model.nodes.len(),
-                full: true,
-            };
+            return self.full(model);
         }
         changed.sort_unstable();
         changed.dedup();
-        let state = std::mem::take(self);
-        match incremental(model, state, &changed, &touched.removed) {
-            Ok((inferred, nodes)) => {
-                *self = inferred;
-                Updated { nodes, full: false }
-            }
-            Err(Fallback) => {
-                *self = infer(model);
-                Updated {
-                    nodes: model.nodes.len(),
-                    full: true,
-                }
-            }
-        }
+        self.cone(model, &changed, &touched.removed)
     }
 }
 
