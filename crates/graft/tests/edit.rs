@@ -801,13 +801,9 @@ fn corpus_edits_keep_inference_and_checks_current() {
     };
     let (mut applied, mut refused, mut undos, mut redos) = (0, 0, 0, 0);
     for path in &files {
-        let Ok(bytes) = std::fs::read(path) else {
+        let Some(mut m) = common::load(path) else {
             continue;
         };
-        let Ok(imported) = graft::import(bytes.into()) else {
-            continue;
-        };
-        let mut m = imported.model;
         let mut live = Live::new(&m);
         let mut h = History::default();
         for step in 0..10 {

@@ -1046,13 +1046,9 @@ mod incremental {
         };
         let (mut edits, mut incremental) = (0, 0);
         for path in &files {
-            let Ok(bytes) = std::fs::read(path) else {
+            let Some(mut m) = crate::common::load(path) else {
                 continue;
             };
-            let Ok(imported) = graft::import(bytes.into()) else {
-                continue;
-            };
-            let mut m = imported.model;
             let mut inferred = infer(&m);
             // Nodes with an integer attribute.
             let candidates: Vec<NodeId> = m

@@ -35,3 +35,9 @@ pub fn small_models(dir: &std::path::Path, max_bytes: u64) -> Vec<PathBuf> {
     files.sort();
     files
 }
+
+/// The model in `path`, or `None` when it cannot be read or imported.
+pub fn load(path: &std::path::Path) -> Option<graft::Model> {
+    let bytes = std::fs::read(path).ok()?;
+    Some(graft::import(bytes.into()).ok()?.model)
+}
