@@ -306,8 +306,10 @@ impl View {
             }
         }
         let mut consumes = Vec::new();
+        let mut reads = Vec::new();
         for &n in &members {
-            for v in node_reads(model, n) {
+            reads_into(model, n, &mut reads);
+            for &v in &reads {
                 let mark = &mut self.marks[v.index()];
                 if *mark == produced {
                     inside_reads[v.index()] += 1;
@@ -352,8 +354,10 @@ impl View {
     fn readers(&mut self, model: &Model, graph: GraphId) -> &[u32] {
         self.readers.entry(graph).or_insert_with(|| {
             let mut counts = vec![0u32; model.values.len()];
+            let mut reads = Vec::new();
             for &n in &model.graph(graph).nodes {
-                for v in node_reads(model, n) {
+                reads_into(model, n, &mut reads);
+                for v in &reads {
                     if let Some(c) = counts.get_mut(v.index()) {
                         *c += 1;
                     }
@@ -554,9 +558,9 @@ impl Entry {
 /// name, e.g. `['', 'layers.3', 'layers.3.attn', 'matmul_8']`.
 pub const TORCH_NAME_SCOPES: &str = "pkg.torch.onnx.name_scopes";
 
-/// A node's namespace path, the node's own name last: from torch's name scopes when
-/// the node has them, else from its name split at `/`.
-fn components(node: &Node) -> Vec<Cow<'_, str>> {
+/// Appends a node's namespace path to `out`, the node's own name last: from torch's
+/// name scopes when the node has them, else from its name split at `/`.
+fn components<'m>(node: &'m Node, out: &mut Vec<Cow<'m, str>>) {
     let scopes = node
         .metadata_props
         .iter()
@@ -565,7 +569,6 @@ fn components(node: &Node) -> Vec<Cow<'_, str>> {
         .and_then(python_strings);
     match scopes {
         Some(scopes) if scopes.len() >= 2 => {
-            let mut out: Vec<Cow<str>> = Vec::with_capacity(scopes.len());
             let mut parent = "";
             let last = scopes.len() - 1;
             for (k, scope) in scopes.iter().enumerate().skip(1) {
@@ -589,14 +592,13 @@ fn components(node: &Node) -> Vec<Cow<'_, str>> {
                 }
                 parent = scope;
             }
-            out
         }
-        _ => node
-            .name()
-            .split('/')
-            .filter(|c| !c.is_empty())
-            .map(Cow::Borrowed)
-            .collect(),
+        _ => out.extend(
+            node.name()
+                .split('/')
+                .filter(|c| !c.is_empty())
+                .map(Cow::Borrowed),
+        ),
     }
 }
 
@@ -633,12 +635,20 @@ fn python_strings(text: &str) -> Option<Vec<String>> {
 /// appearance). A component shared by every node is skipped (its prefix adds no
 /// structure). Returns the entries and the depth used.
 fn partition(model: &Model, nodes: &[NodeId], mut depth: u32) -> (Vec<Entry>, u32) {
-    // Each node's path components, split once.
-    let parts: Vec<Vec<Cow<str>>> = nodes.iter().map(|&n| components(model.node(n))).collect();
+    // Each node's path components, split once, all in one list (one allocation, not
+    // one per node: the main graph of a big model is partitioned on every rebuild).
+    let mut flat: Vec<Cow<str>> = Vec::with_capacity(nodes.len() * 2);
+    let mut spans: Vec<(usize, usize)> = Vec::with_capacity(nodes.len());
+    for &n in nodes {
+        let start = flat.len();
+        components(model.node(n), &mut flat);
+        spans.push((start, flat.len()));
+    }
     // The namespace of a node at depth `d`: its first d+1 components, if it has a
     // further one (the last component is the node's own name, not a namespace).
     let key = |k: usize, d: u32| -> Option<&[Cow<str>]> {
-        let p = &parts[k];
+        let (start, end) = spans[k];
+        let p = &flat[start..end];
         (p.len() > d as usize + 1).then(|| &p[..=d as usize])
     };
     // Skip levels every node shares (bounded: names are finite).
@@ -683,12 +693,23 @@ fn partition(model: &Model, nodes: &[NodeId], mut depth: u32) -> (Vec<Entry>, u3
 /// The values a node reads: its inputs, then the outer-scope values its subgraphs
 /// read (values defined outside the node), without duplicates.
 pub(crate) fn node_reads(model: &Model, n: NodeId) -> Vec<ValueId> {
+    let mut out = Vec::new();
+    reads_into(model, n, &mut out);
+    out
+}
+
+/// [`node_reads`] into `out` (cleared first), so a loop over many nodes reuses one
+/// buffer.
+fn reads_into(model: &Model, n: NodeId, out: &mut Vec<ValueId>) {
+    out.clear();
     let node = model.node(n);
-    let mut out: Vec<ValueId> = Vec::new();
     for &v in node.inputs.iter().flatten() {
         if !out.contains(&v) {
             out.push(v);
         }
+    }
+    if node.attributes.iter().all(|a| a.graphs().is_empty()) {
+        return;
     }
     let depth = model.depth(node.graph);
     for a in &node.attributes {
@@ -700,7 +721,6 @@ pub(crate) fn node_reads(model: &Model, n: NodeId) -> Vec<ValueId> {
             }
         }
     }
-    out
 }
 
 /// Values read anywhere under `graph` (iteratively) that are defined in a graph
