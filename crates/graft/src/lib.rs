@@ -3,6 +3,7 @@
 //! same code runs in the wasm app, the CLI and the tests.
 
 pub mod builder;
+pub mod calls;
 pub mod check;
 pub mod codec;
 pub mod diag;

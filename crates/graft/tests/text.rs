@@ -267,7 +267,7 @@ main (float[N] x, bool c) => (y) {
     );
     assert!(at(line(nodes[1]) - 1).starts_with("#@"), "{printed}");
     assert!(at(line(nodes[2])).starts_with("y = If"), "{printed}");
-    let then = model.node(nodes[2]).attributes[0].graphs()[0];
+    let then = model.node(nodes[2]).attributes[0].graphs().next().unwrap();
     let inner = model.graph(then).nodes[0];
     assert_eq!(line(inner), line(nodes[2]));
 }

@@ -12,20 +12,14 @@ use crate::diag::{Location, Severity};
 use crate::ir::{AttrKind, GraphId, NodeId, ValueDef, ValueId, normalize_domain};
 use crate::schema::{self, ParamOption};
 
-/// Domains whose operators Graft has schemas for.
-const STANDARD_DOMAINS: [&str; 3] = ["", "ai.onnx.ml", "ai.onnx.preview.training"];
+use crate::calls::STANDARD_DOMAINS;
 
 impl<'m> Checker<'m> {
     /// Checks `root` and every subgraph below it.
     pub(super) fn graph_tree(&mut self, root: GraphId) {
-        let mut stack = vec![root];
-        while let Some(g) = stack.pop() {
+        let model = self.model;
+        for g in model.scope_tree(root) {
             self.graph(g);
-            for &n in &self.model.graph(g).nodes {
-                for a in &self.model.node(n).attributes {
-                    stack.extend(a.graphs());
-                }
-            }
         }
     }
 
@@ -308,26 +302,17 @@ impl<'m> Checker<'m> {
                 at.clone(),
             );
         }
-        if let Some(callee) = self.callee(n) {
-            self.call(g, n, callee);
-            return;
-        }
-        if self.function_domains.contains(domain) && !STANDARD_DOMAINS.contains(&domain) {
-            self.error(
-                "check.call-missing-function",
-                format!(
-                    "no local function {}.{}{} exists",
-                    domain,
-                    node.op_type(),
-                    if node.overload().is_empty() {
-                        String::new()
-                    } else {
-                        format!(":{}", node.overload())
-                    }
-                ),
-                at,
-            );
-            return;
+        match crate::calls::resolve(model, &self.functions, n) {
+            crate::calls::Resolved::Function(callee) => {
+                self.call(n, callee);
+                return;
+            }
+            crate::calls::Resolved::Missing => {
+                let p = crate::calls::missing_function(model, n);
+                self.report(p.severity, p.code, p.message, p.at);
+                return;
+            }
+            crate::calls::Resolved::NotACall => {}
         }
         if !STANDARD_DOMAINS.contains(&domain) {
             return; // A custom domain: nothing to check the node against.
@@ -404,6 +389,11 @@ impl<'m> Checker<'m> {
                         }
                     }
                 },
+                // In a function body, the function's rules report it (crate::calls).
+                AttrKind::Raw(raw)
+                    if function.is_some()
+                        && raw.ref_attr_name.is_some()
+                        && raw.r#type.is_none() => {}
                 AttrKind::Raw(raw) => {
                     let why = if raw.ref_attr_name.is_some() && raw.r#type.is_none() {
                         "a reference (ref_attr_name) without a type".to_string()

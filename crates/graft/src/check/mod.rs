@@ -15,10 +15,7 @@ use std::collections::{HashMap, HashSet};
 
 use crate::diag::{Diagnostic, Location, Severity};
 use crate::hash::{FxBuild, FxMap};
-use crate::ir::{
-    AttrKind, FunctionId, FunctionKey, GraphId, GraphOwner, Model, NodeId, Touched, ValueId,
-    normalize_domain,
-};
+use crate::ir::{FunctionId, FunctionIndex, GraphId, Model, NodeId, Touched, ValueId};
 use crate::schema;
 
 /// Every code the checker emits, with the rule in one line. "stricter" marks rules
@@ -266,11 +263,11 @@ impl Checked {
         let mut changed: FxMap<GraphId, Vec<ValueId>> = FxMap::default();
         let valid_graph = |g: GraphId| model.graphs.get(g).is_some();
         for &g in touched.graphs.iter().filter(|&&g| valid_graph(g)) {
-            rule_graphs.extend(graphs_under(model, g));
+            rule_graphs.extend(model.scope_tree(g));
         }
         for &v in &touched.values {
             if let Some(value) = model.values.get(v) {
-                rule_graphs.extend(graphs_under(model, value.graph));
+                rule_graphs.extend(model.scope_tree(value.graph));
                 changed.entry(value.graph).or_default().push(v);
             }
         }
@@ -291,19 +288,11 @@ impl Checked {
                     continue;
                 }
                 if removed {
-                    gone.extend(
-                        graphs_under(model, sub)
-                            .into_iter()
-                            .map(|g| (Scope::Graph(g), ())),
-                    );
-                    gone.extend(
-                        nodes_under(model, sub)
-                            .into_iter()
-                            .map(|m| (Scope::Node(m), ())),
-                    );
+                    gone.extend(model.scope_tree(sub).map(|g| (Scope::Graph(g), ())));
+                    gone.extend(model.nodes_under(sub).map(|m| (Scope::Node(m), ())));
                 } else {
-                    rule_graphs.extend(graphs_under(model, sub));
-                    nodes.extend(nodes_under(model, sub));
+                    rule_graphs.extend(model.scope_tree(sub));
+                    nodes.extend(model.nodes_under(sub));
                 }
             }
         }
@@ -313,7 +302,7 @@ impl Checked {
                 continue;
             }
             let values: FxMap<ValueId, ()> = values.into_iter().map(|v| (v, ())).collect();
-            nodes.extend(nodes_under(model, g).into_iter().filter(|&n| {
+            nodes.extend(model.nodes_under(g).filter(|&n| {
                 model
                     .node(n)
                     .inputs
@@ -398,21 +387,6 @@ fn positions(model: &Model, g: GraphId) -> Positions {
         .collect()
 }
 
-/// `graph` and every graph below it.
-fn graphs_under(model: &Model, graph: GraphId) -> Vec<GraphId> {
-    let mut out = vec![graph];
-    let mut k = 0;
-    while let Some(&g) = out.get(k) {
-        k += 1;
-        for &n in &model.graph(g).nodes {
-            for a in &model.node(n).attributes {
-                out.extend(a.graphs());
-            }
-        }
-    }
-    out
-}
-
 pub(crate) struct Checker<'m> {
     pub model: &'m Model,
     pub out: Vec<Diagnostic>,
@@ -420,10 +394,8 @@ pub(crate) struct Checker<'m> {
     scopes: Vec<Scope>,
     /// The scope the rules running now report in.
     scope: Scope,
-    /// Functions by key.
-    pub functions: HashMap<FunctionKey, FunctionId>,
-    /// Domains that hold at least one local function.
-    pub function_domains: HashSet<String>,
+    /// Functions by key: what a node calls.
+    pub functions: FunctionIndex,
     /// Opset version by (enclosing function, domain as spelled).
     opset_cache: HashMap<(Option<FunctionId>, &'m str), Option<i64>, FxBuild>,
     /// Schema in force by (domain, op, version).
@@ -434,20 +406,12 @@ type SchemaCache<'m> = HashMap<(&'m str, &'m str, i64), Option<&'static schema::
 
 impl<'m> Checker<'m> {
     fn new(model: &'m Model) -> Self {
-        let mut functions = HashMap::new();
-        let mut function_domains = HashSet::new();
-        for &f in &model.functions {
-            let key = model.function(f).key();
-            function_domains.insert(key.domain.clone());
-            functions.entry(key).or_insert(f);
-        }
         Self {
             model,
             out: Vec::new(),
             scopes: Vec::new(),
             scope: Scope::Model,
-            functions,
-            function_domains,
+            functions: FunctionIndex::new(model),
             opset_cache: HashMap::default(),
             schema_cache: HashMap::default(),
         }
@@ -512,18 +476,10 @@ impl<'m> Checker<'m> {
                 );
             }
         }
-        let mut keys = HashSet::new();
         for &f in &model.functions {
             let function = model.function(f);
             let key = function.key();
             let at = Location::graph(function.body);
-            if !keys.insert(key.clone()) {
-                self.error(
-                    "check.function-duplicate",
-                    format!("function {key} is defined more than once"),
-                    at.clone(),
-                );
-            }
             if !key.overload.is_empty() && self.ir_version() < 10 {
                 self.error(
                     "check.ir-version-field",
@@ -583,48 +539,10 @@ impl<'m> Checker<'m> {
         }
     }
 
+    /// The rules of one function, whoever calls it ([`crate::calls::function_problems`]).
     fn function(&mut self, id: FunctionId) {
-        let model = self.model;
-        let function = model.function(id);
-        let key = function.key();
-        let at = Location::graph(function.body);
-        let declared: HashSet<&str> = function.attribute.iter().map(String::as_str).collect();
-        for a in &function.attribute_proto {
-            if declared.contains(a.name()) {
-                self.error(
-                    "check.function-attribute-both",
-                    format!("attribute {:?} of function {key} is declared both without and with a default", a.name()),
-                    at.clone().with(format!("attribute {:?}", a.name())),
-                );
-            }
-            if !matches!(a.kind, AttrKind::Value(_)) {
-                self.error(
-                    "check.attribute-malformed",
-                    format!(
-                        "the default of attribute {:?} of function {key} is not a value",
-                        a.name()
-                    ),
-                    at.clone().with(format!("attribute {:?}", a.name())),
-                );
-            }
-        }
-        let body = model.graph(function.body);
-        for (i, output) in body.outputs.iter().enumerate() {
-            let Some(v) = output.value else { continue };
-            match model.value(v).def {
-                crate::ir::ValueDef::Undefined => self.error(
-                    "check.function-output-unproduced",
-                    format!("output {i} {:?} of function {key} is produced by no node of its body", model.value(v).name),
-                    at.clone().with(format!("output {i}")),
-                ),
-                crate::ir::ValueDef::Input => self.report(
-                    Severity::Warning,
-                    "check.function-output-is-input",
-                    format!("output {i} {:?} of function {key} is one of its inputs; inlining it needs an Identity", model.value(v).name),
-                    at.clone().with(format!("output {i}")),
-                ),
-                _ => {}
-            }
+        for p in crate::calls::function_problems(self.model, &self.functions, id) {
+            self.report(p.severity, p.code, p.message, p.at);
         }
     }
 
@@ -637,7 +555,7 @@ impl<'m> Checker<'m> {
             .iter()
             .map(|&f| {
                 let mut out = Vec::new();
-                for node in nodes_under(model, model.function(f).body) {
+                for node in model.nodes_under(model.function(f).body) {
                     if let Some(callee) = self.callee(node)
                         && let Some(i) = model.functions.iter().position(|&g| g == callee)
                     {
@@ -695,44 +613,13 @@ impl<'m> Checker<'m> {
 
     /// The local function a node calls, if any.
     pub fn callee(&self, node: NodeId) -> Option<FunctionId> {
-        let n = self.model.node(node);
-        if !self.function_domains.contains(normalize_domain(n.domain())) {
-            return None;
-        }
-        let key = FunctionKey {
-            domain: normalize_domain(n.domain()).to_string(),
-            name: n.op_type().to_string(),
-            overload: n.overload().to_string(),
-        };
-        self.functions.get(&key).copied()
+        self.functions.callee(self.model, node)
     }
 
     /// The function whose body (at any depth) holds `graph`, if any.
     pub fn enclosing_function(&self, graph: GraphId) -> Option<FunctionId> {
-        let mut current = graph;
-        loop {
-            match self.model.graph(current).owner {
-                GraphOwner::Function(f) => return Some(f),
-                GraphOwner::Node(n) => current = self.model.node(n).graph,
-                GraphOwner::Model | GraphOwner::Training(_) => return None,
-            }
-        }
+        self.model.enclosing_function(graph)
     }
-}
-
-/// Every node of `graph` and of the subgraphs below it (iteratively).
-pub(crate) fn nodes_under(model: &Model, graph: GraphId) -> Vec<NodeId> {
-    let mut out = Vec::new();
-    let mut stack = vec![graph];
-    while let Some(g) = stack.pop() {
-        for &n in &model.graph(g).nodes {
-            out.push(n);
-            for a in &model.node(n).attributes {
-                stack.extend(a.graphs());
-            }
-        }
-    }
-    out
 }
 
 #[cfg(test)]

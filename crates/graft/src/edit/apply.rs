@@ -10,7 +10,6 @@ use crate::ir::{
     Attribute, GraphId, GraphOwner, Initializer, Model, Node, NodeId, Tensor, Touched, Value,
     ValueDef, ValueId, ValueInfo, dtype,
 };
-use crate::library::{scope_root, scope_tree};
 
 /// What undoes one edit: the parts of the model it changed, as they were.
 #[derive(Clone, Debug)]
@@ -151,7 +150,7 @@ fn find_value(model: &Model, g: GraphId, name: &str) -> Result<ValueId, EditErro
 /// Every name used in the scope tree that holds `g`.
 fn names_in_tree(model: &Model, g: GraphId) -> HashSet<String> {
     let mut names = HashSet::new();
-    for sub in scope_tree(model, scope_root(model, g)) {
+    for sub in model.scope_tree(model.scope_root(g)) {
         names.extend(defined_in(model, sub).map(|v| model.value(v).name.clone()));
         for &n in &model.graph(sub).nodes {
             for v in model.node(n).inputs.iter().flatten() {
@@ -165,19 +164,17 @@ fn names_in_tree(model: &Model, g: GraphId) -> HashSet<String> {
 /// Whether `name` is defined or read anywhere in the tree of `g`'s scope root (one
 /// pass, nothing collected: a rename on a 50k-node graph stays cheap).
 fn name_in_tree(model: &Model, g: GraphId, name: &str) -> bool {
-    scope_tree(model, scope_root(model, g))
-        .into_iter()
-        .any(|sub| {
-            defined_in(model, sub).any(|v| model.value(v).name == name)
-                || model.graph(sub).nodes.iter().any(|&n| {
-                    model
-                        .node(n)
-                        .inputs
-                        .iter()
-                        .flatten()
-                        .any(|&v| model.value(v).name == name)
-                })
-        })
+    model.scope_tree(model.scope_root(g)).any(|sub| {
+        defined_in(model, sub).any(|v| model.value(v).name == name)
+            || model.graph(sub).nodes.iter().any(|&n| {
+                model
+                    .node(n)
+                    .inputs
+                    .iter()
+                    .flatten()
+                    .any(|&v| model.value(v).name == name)
+            })
+    })
 }
 
 fn check_new_name(model: &Model, g: GraphId, name: &str) -> Result<(), EditError> {
@@ -207,7 +204,7 @@ fn producer_position(model: &Model, g: GraphId, v: ValueId) -> Option<usize> {
 /// The nodes of the tree under `g`'s root that read `v`.
 fn readers(model: &Model, g: GraphId, v: ValueId) -> Vec<NodeId> {
     let mut out = Vec::new();
-    for sub in scope_tree(model, scope_root(model, g)) {
+    for sub in model.scope_tree(model.scope_root(g)) {
         for &n in &model.graph(sub).nodes {
             if model.node(n).inputs.contains(&Some(v)) {
                 out.push(n);
@@ -684,7 +681,7 @@ fn add_node(
     }
     let domain = crate::ir::normalize_domain(domain);
     // The version in force here: the enclosing function's import, else the model's.
-    let root = scope_root(model, g);
+    let root = model.scope_root(g);
     let version = match model.graph(root).owner {
         GraphOwner::Function(f) => model
             .function(f)

@@ -71,7 +71,7 @@ use crate::diag::{Diagnostic, Location, Severity};
 use crate::hash::FxMap;
 use crate::ir::{
     AttrKind, AttrValue, Attribute, Dim, DimValue, FunctionId, GraphId, GraphOwner, Model, Node,
-    NodeId, OpsetId, Shape, TensorType, Type, TypeValue, ValueId, ValueInfo, normalize_domain,
+    NodeId, OpsetId, Shape, TensorType, Type, TypeValue, ValueId, ValueInfo,
 };
 
 /// The diagnostic codes inference reports.
@@ -339,7 +339,7 @@ pub(crate) struct Engine<'m> {
     calls: FxMap<NodeId, ()>,
     /// Nodes inferred by this engine (a call's body nodes included).
     nodes_run: usize,
-    functions: FxMap<(&'m str, &'m str, &'m str), FunctionId>,
+    functions: crate::ir::FunctionIndex,
     /// Functions whose body is being inferred (a recursive call is unknown).
     active: Vec<FunctionId>,
     /// Merged types of function-body values over all calls.
@@ -367,18 +367,7 @@ impl<'m> Engine<'m> {
                 }
             }
         }
-        let mut functions = FxMap::default();
-        for &f in &model.functions {
-            let func = model.function(f);
-            functions.insert(
-                (
-                    normalize_domain(func.domain.as_deref().unwrap_or("")),
-                    func.name.as_deref().unwrap_or(""),
-                    func.overload.as_deref().unwrap_or(""),
-                ),
-                f,
-            );
-        }
+        let functions = crate::ir::FunctionIndex::new(model);
         let mut types = from.types;
         types.resize(model.values.len(), None);
         let reported = from
@@ -707,10 +696,7 @@ impl<'m> Engine<'m> {
         let Some(node) = model.nodes.get(n) else {
             return;
         };
-        let key = (node.domain(), node.op_type(), node.overload());
-        if !self.functions.is_empty()
-            && let Some(&f) = self.functions.get(&key)
-        {
+        if let Some(f) = self.functions.callee(model, n) {
             self.calls.insert(n, ());
             self.call(n, node, f, ctx);
             return;
@@ -908,21 +894,30 @@ impl<'m> Engine<'m> {
         }
         let mut outs: Vec<Option<Ty>> = Vec::new();
         if !self.active.contains(&f) {
-            // The call's attributes, references resolved where the call stands, then
-            // the function's defaults.
-            let mut bound: Vec<Attribute> = Vec::new();
-            for a in &node.attributes {
-                if let Some(v) = attr_value(node, a.name(), ctx) {
-                    bound.push(Attribute {
-                        name: a.name.clone(),
-                        doc_string: None,
-                        kind: AttrKind::Value(v.clone()),
-                    });
-                }
+            // The call binds its attributes by the rules of `crate::calls`, references
+            // resolved where the call stands; a call those rules reject is reported
+            // (with the checker's code) and inferred as far as its binding goes.
+            let binding = crate::calls::CallBinding::bind(model, n, f);
+            if let Err(e) = binding.check(model, &self.functions) {
+                self.report_node(n, e.code, format!("{}: {}", e.call, e.message));
             }
-            for d in &func.attribute_proto {
-                if !bound.iter().any(|b| b.name() == d.name()) {
-                    bound.push(d.clone());
+            let mut bound: Vec<Attribute> = Vec::new();
+            for b in binding.attrs {
+                let value = match b.kind {
+                    AttrKind::Value(v) => Some(v),
+                    AttrKind::Ref { name, .. } => ctx
+                        .attrs
+                        .and_then(|attrs| attrs.iter().find(|a| a.name() == name))
+                        .and_then(Attribute::value)
+                        .cloned(),
+                    AttrKind::Raw(_) => None,
+                };
+                if let Some(v) = value {
+                    bound.push(Attribute {
+                        name: Some(b.name),
+                        doc_string: None,
+                        kind: AttrKind::Value(v),
+                    });
                 }
             }
             let body = func.body;

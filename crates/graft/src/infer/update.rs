@@ -129,8 +129,8 @@ impl Inferred {
             }
             if model.graphs.get(value.graph).is_some() {
                 changed.extend(
-                    crate::check::nodes_under(model, value.graph)
-                        .into_iter()
+                    model
+                        .nodes_under(value.graph)
                         .filter(|&n| model.nodes[n].inputs.contains(&Some(v))),
                 );
             }
@@ -196,7 +196,7 @@ fn incremental(
         let node = model.nodes.get(n).ok_or(Fallback)?;
         let graph = model.graphs.get(node.graph).ok_or(Fallback)?;
         // A fresh run infers the subgraphs of a removed node on their own.
-        let holds_graphs = node.attributes.iter().any(|a| !a.graphs().is_empty());
+        let holds_graphs = node.has_subgraphs();
         if in_function(model, node.graph)
             || state.calls.contains_key(&n)
             || graph.nodes.contains(&n)
@@ -553,12 +553,7 @@ fn is_call(e: &Engine, n: NodeId) -> bool {
     if e.calls.contains_key(&n) {
         return true;
     }
-    if e.functions.is_empty() {
-        return false;
-    }
-    let node = &e.model.nodes[n];
-    e.functions
-        .contains_key(&(node.domain(), node.op_type(), node.overload()))
+    e.functions.callee(e.model, n).is_some()
 }
 
 /// The position of `n` in `g`'s node list.

@@ -212,7 +212,7 @@ pub fn inline_model(
     let function = opts
         .target
         .filter(|&t| host.graphs.get(t).is_some())
-        .map(|t| names::root(host, t))
+        .map(|t| host.scope_root(t))
         .and_then(|root| match host.graph(root).owner {
             crate::ir::GraphOwner::Function(f) => Some(f),
             _ => None,

@@ -3,11 +3,12 @@
 
 use std::collections::HashSet;
 
-use super::names::{self, Fresh};
+use super::names;
 use super::opsets::{merge_opsets, normalized};
 use super::types;
 use super::{InlineError, InlineOptions, InlineReport, Mode};
 use crate::hash::{FxBuild, FxMap};
+use crate::ir::Names;
 use crate::ir::{
     AttrKind, AttrValue, Attribute, Function, FunctionId, FunctionKey, Graph, GraphId, GraphOwner,
     Initializer, Model, Node, NodeId, OpsetId, SparseInitializer, SparseTensor, StringPair, Tensor,
@@ -153,8 +154,8 @@ struct Planner<'h, 'g, 'o> {
     dims: FxMap<String, String>,
     /// The guest main graph's weights: value -> (sparse, index in its list).
     weights: FxMap<ValueId, (bool, usize)>,
-    value_names: Fresh<'h>,
-    node_names: Fresh<'h>,
+    value_names: Names,
+    node_names: Names,
     base_graph: usize,
     base_node: usize,
     base_value: usize,
@@ -174,20 +175,28 @@ impl<'h, 'g, 'o> Planner<'h, 'g, 'o> {
     ) -> Self {
         // Every value name of the target's scope tree: its outermost graph and
         // everything nested in it.
-        let roots = names::roots(host);
-        let root = roots.get(target.index()).copied().unwrap_or(target);
-        let taken: HashSet<&str, FxBuild> = host
+        // A training graph sees the main graph's names too.
+        let roots: Vec<GraphId> = host
+            .graphs
+            .iter()
+            .map(|(g, _)| host.scope_root(g))
+            .collect();
+        let root = host.scope_root(target);
+        let seen = match host.graph(root).owner {
+            GraphOwner::Training(_) => host.graph,
+            _ => None,
+        };
+        let taken = host
             .values
             .iter()
-            .filter(|(_, v)| roots.get(v.graph.index()) == Some(&root))
-            .map(|(_, v)| v.name.as_str())
-            .collect();
-        let node_taken: HashSet<&str, FxBuild> = host
-            .nodes
-            .iter()
-            .filter_map(|(_, n)| n.name.as_deref())
-            .collect();
-        let target_function = names::enclosing_function(host, target)
+            .filter(|(_, v)| {
+                let r = roots.get(v.graph.index()).copied();
+                r == Some(root) || (r.is_some() && r == seen)
+            })
+            .map(|(_, v)| v.name.as_str());
+        let node_taken = host.nodes.iter().filter_map(|(_, n)| n.name.as_deref());
+        let target_function = host
+            .enclosing_function(target)
             .map(|f| (f, host.function(f).opset_import.clone()));
         Self {
             host,
@@ -216,12 +225,12 @@ impl<'h, 'g, 'o> Planner<'h, 'g, 'o> {
                 weights
             },
             value_names: {
-                let mut fresh = Fresh::new(taken);
+                let mut fresh = Names::taking(taken);
                 fresh.reserve(guest.values.len());
                 fresh
             },
             node_names: {
-                let mut fresh = Fresh::new(node_taken);
+                let mut fresh = Names::taking(node_taken);
                 fresh.reserve(guest.nodes.len());
                 fresh
             },
@@ -573,9 +582,7 @@ impl<'h, 'g, 'o> Planner<'h, 'g, 'o> {
 
     /// New names for the guest's symbolic dims.
     fn dims(&mut self) {
-        let taken: HashSet<&str, FxBuild> =
-            names::model_dim_params(self.host).into_iter().collect();
-        let mut fresh = Fresh::new(taken);
+        let mut fresh = Names::taking(names::model_dim_params(self.host));
         let stem = names::identifier(&self.prefix);
         let mut seen: Vec<&str> = names::model_dim_params(self.guest);
         seen.sort_unstable();
@@ -666,8 +673,8 @@ impl<'h, 'g, 'o> Planner<'h, 'g, 'o> {
                     .or_default()
                     .insert(value.name.as_str());
             }
-            unshadow = Some(Fresh::new(
-                guest.values.iter().map(|(_, v)| v.name.as_str()).collect(),
+            unshadow = Some(Names::taking(
+                guest.values.iter().map(|(_, v)| v.name.as_str()),
             ));
         }
         for (v, value) in guest.values.iter() {
@@ -1291,7 +1298,7 @@ impl<'h, 'g, 'o> Planner<'h, 'g, 'o> {
                 body_names.insert(v.name.as_str());
             }
         }
-        let mut fresh = Fresh::new(body_names);
+        let mut fresh = Names::taking(body_names);
         let mut body_outputs = Vec::new();
         let mut seen: Vec<ValueId> = Vec::new();
         for vi in &g.outputs {

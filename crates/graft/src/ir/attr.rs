@@ -208,13 +208,19 @@ impl Attribute {
     }
 
     /// Graphs held by this attribute, in order.
-    pub fn graphs(&self) -> Vec<GraphId> {
-        match &self.kind {
-            AttrKind::Value(AttrValue::Graph(g)) => vec![*g],
-            AttrKind::Value(AttrValue::Graphs(gs)) => gs.clone(),
-            AttrKind::Raw(raw) => raw.g.iter().chain(raw.graphs.iter()).copied().collect(),
-            _ => Vec::new(),
-        }
+    pub fn graphs(&self) -> impl Iterator<Item = GraphId> + '_ {
+        let (one, many): (Option<GraphId>, &[GraphId]) = match &self.kind {
+            AttrKind::Value(AttrValue::Graph(g)) => (Some(*g), &[]),
+            AttrKind::Value(AttrValue::Graphs(gs)) => (None, gs),
+            AttrKind::Raw(raw) => (raw.g, &raw.graphs),
+            _ => (None, &[]),
+        };
+        one.into_iter().chain(many.iter().copied())
+    }
+
+    /// Whether this attribute holds a graph.
+    pub fn has_graphs(&self) -> bool {
+        self.graphs().next().is_some()
     }
 
     /// Replaces every graph id this attribute holds by `map(id)`.

@@ -10,7 +10,9 @@
 mod attr;
 mod data;
 mod ids;
+mod names;
 mod touched;
+mod walk;
 
 pub use attr::{AttrKind, AttrType, AttrValue, Attribute, RawAttribute};
 pub use data::{
@@ -20,7 +22,9 @@ pub use data::{
     normalize_domain,
 };
 pub use ids::{Arena, ArenaId, FunctionId, GraphId, NodeId, ValueId};
+pub use names::Names;
 pub use touched::Touched;
+pub use walk::{FunctionIndex, ScopeTree, call_key};
 
 /// An ONNX model.
 #[derive(Clone, Debug, Default)]

@@ -7,85 +7,16 @@
 
 use std::collections::HashSet;
 
-use super::{
-    InlineCallReport, LibraryError, callee, function_map, import_domain, remove_uncalled,
-    scope_root, scope_tree,
-};
+use super::{InlineCallReport, LibraryError, import_domain, remove_uncalled};
+use crate::calls::CallBinding;
 use crate::hash::{FxBuild, FxMap};
 use crate::ir::{
-    AttrKind, AttrValue, Attribute, Function, FunctionId, FunctionKey, Graph, GraphId, GraphOwner,
-    Model, Node, NodeId, ValueDef, ValueId, ValueInfo,
+    AttrKind, AttrValue, Attribute, Function, FunctionId, FunctionIndex, Graph, GraphId,
+    GraphOwner, Model, Names, Node, NodeId, ValueDef, ValueId, ValueInfo,
 };
-use crate::schema;
-
-/// Names in use in one scope tree, and the next suffix to try for each base.
-///
-/// A name is remembered by its 64-bit hash: a collision can only make a free name
-/// look taken (another suffix is tried), never a taken one look free, and it spares
-/// a copy of every name.
-#[derive(Default)]
-pub(crate) struct Names {
-    taken: HashSet<u64, FxBuild>,
-    next: FxMap<String, usize>,
-}
-
-fn name_hash(name: &str) -> u64 {
-    use std::hash::BuildHasher as _;
-    FxBuild::default().hash_one(name)
-}
-
-impl Names {
-    /// Every value name of the scope tree under `root`.
-    pub(crate) fn of_tree(model: &Model, root: GraphId) -> Self {
-        let mut names = Names::default();
-        for g in scope_tree(model, root) {
-            let graph = model.graph(g);
-            let infos = graph
-                .inputs
-                .iter()
-                .chain(&graph.outputs)
-                .chain(&graph.value_info);
-            let weights = graph
-                .initializers
-                .iter()
-                .map(|i| i.value)
-                .chain(graph.sparse_initializers.iter().map(|s| s.value));
-            let values = infos.map(|i| i.value).chain(weights);
-            for v in values.flatten() {
-                names.taken.insert(name_hash(&model.value(v).name));
-            }
-            for &n in &graph.nodes {
-                let node = model.node(n);
-                for v in node.inputs.iter().chain(&node.outputs).flatten() {
-                    names.taken.insert(name_hash(&model.value(*v).name));
-                }
-            }
-        }
-        names
-    }
-
-    /// `base` if free, else `base_2`, `base_3`, … (the first free one), now taken.
-    pub(crate) fn fresh(&mut self, base: &str) -> String {
-        if !base.is_empty() && self.taken.insert(name_hash(base)) {
-            return base.to_string();
-        }
-        let base = if base.is_empty() { "v" } else { base };
-        let k = match self.next.get_mut(base) {
-            Some(k) => k,
-            None => self.next.entry(base.to_string()).or_insert(2),
-        };
-        loop {
-            let candidate = format!("{base}_{k}");
-            *k += 1;
-            if self.taken.insert(name_hash(&candidate)) {
-                return candidate;
-            }
-        }
-    }
-}
 
 pub(crate) struct Engine {
-    pub(crate) functions: FxMap<FunctionKey, FunctionId>,
+    pub(crate) functions: FunctionIndex,
     names: FxMap<GraphId, Names>,
     /// How many names a scope tree is expected to gain (room made up front).
     pub(crate) expected_names: usize,
@@ -102,14 +33,17 @@ pub fn inline_call(model: &mut Model, call: NodeId) -> Result<InlineCallReport, 
         .and_then(|g| g.nodes.iter().position(|&n| n == call))
         .ok_or(LibraryError::NoNode(call))?;
     let mut engine = Engine::new(model);
-    let f = callee(model, &engine.functions, call).ok_or_else(|| LibraryError::NotACall {
-        node: call,
-        op: node.op_type().to_string(),
-    })?;
+    let f = engine
+        .functions
+        .callee(model, call)
+        .ok_or_else(|| LibraryError::NotACall {
+            node: call,
+            op: node.op_type().to_string(),
+        })?;
     if super::reaches_itself(model, &engine.functions, f) {
         return Err(LibraryError::Recursion(model.function(f).key()));
     }
-    validate(model, call, f)?;
+    CallBinding::bind(model, call, f).check(model, &engine.functions)?;
     super::align_bodies(model, &[f])?;
     let (nodes, added_domains) = engine.expand_reporting(model, call, f)?;
     model.graphs[graph]
@@ -130,7 +64,7 @@ type ValueMap = FxMap<ValueId, Option<ValueId>>;
 impl Engine {
     pub(crate) fn new(model: &Model) -> Self {
         Self {
-            functions: function_map(model),
+            functions: FunctionIndex::new(model),
             names: FxMap::default(),
             expected_names: 0,
         }
@@ -154,14 +88,15 @@ impl Engine {
         call: NodeId,
         f: FunctionId,
     ) -> Result<(Vec<NodeId>, Vec<String>), LibraryError> {
-        validate(model, call, f)?;
+        let binding = CallBinding::bind(model, call, f);
+        binding.check(model, &self.functions)?;
         let graph = model.node(call).graph;
-        let root = scope_root(model, graph);
+        let root = model.scope_root(graph);
         let mut names = match self.names.remove(&root) {
             Some(names) => names,
             None => {
                 let mut names = Names::of_tree(model, root);
-                names.taken.reserve(self.expected_names);
+                names.reserve(self.expected_names);
                 names
             }
         };
@@ -183,6 +118,7 @@ impl Engine {
             model: &mut *model,
             names: &mut names,
             call,
+            binding,
             function,
         }
         .run();
@@ -214,184 +150,6 @@ impl Engine {
     }
 }
 
-/// The value a reference `@name` of type `ty` takes at the call: the call's attribute,
-/// else the declared default, else none (the reference is dropped).
-fn bind<'a>(
-    call: &'a Node,
-    function: &'a Function,
-    name: &str,
-    ty: crate::ir::AttrType,
-) -> Result<Option<&'a AttrKind>, LibraryError> {
-    let given = call
-        .attributes
-        .iter()
-        .find(|a| a.name() == name)
-        .or_else(|| function.attribute_proto.iter().find(|a| a.name() == name));
-    let Some(given) = given else { return Ok(None) };
-    let given_ty = match &given.kind {
-        AttrKind::Value(v) => v.attr_type(),
-        AttrKind::Ref { ty, .. } => *ty,
-        AttrKind::Raw(_) => {
-            return Err(LibraryError::MalformedAttribute {
-                key: function.key().to_string(),
-                name: name.to_string(),
-            });
-        }
-    };
-    if given_ty != ty {
-        return Err(LibraryError::AttributeType {
-            key: function.key().to_string(),
-            name: name.to_string(),
-            given: given_ty.name(),
-            used: ty.name(),
-        });
-    }
-    Ok(Some(&given.kind))
-}
-
-/// The version `function` imports `domain` at.
-fn version_in(function: &Function, domain: &str) -> Option<i64> {
-    function
-        .opset_import
-        .iter()
-        .find(|o| o.normalized_domain() == domain)
-        .and_then(|o| o.version)
-}
-
-/// Everything that can make the call fail, checked before anything changes.
-fn validate(model: &Model, call: NodeId, f: FunctionId) -> Result<(), LibraryError> {
-    let node = model.node(call);
-    let function = model.function(f);
-    let body = model.graph(function.body);
-    let key = function.key().to_string();
-    if node.inputs.len() > body.inputs.len() {
-        return Err(LibraryError::InputArity {
-            key,
-            formals: body.inputs.len(),
-            given: node.inputs.len(),
-        });
-    }
-    if node.outputs.len() > body.outputs.len() {
-        return Err(LibraryError::OutputArity {
-            key,
-            formals: body.outputs.len(),
-            given: node.outputs.len(),
-        });
-    }
-    for a in &node.attributes {
-        let declared = function.attribute.iter().any(|d| d == a.name())
-            || function
-                .attribute_proto
-                .iter()
-                .any(|d| d.name() == a.name());
-        if !declared {
-            return Err(LibraryError::UndeclaredAttribute {
-                key,
-                name: a.name().to_string(),
-            });
-        }
-    }
-    // Formals the call leaves absent.
-    let absent: FxMap<ValueId, usize> = body
-        .inputs
-        .iter()
-        .enumerate()
-        .filter(|(k, _)| node.inputs.get(*k).copied().flatten().is_none())
-        .filter_map(|(k, vi)| vi.value.map(|v| (v, k)))
-        .collect();
-    for g in scope_tree(model, function.body) {
-        for &b in &model.graph(g).nodes {
-            let body_node = model.node(b);
-            // Looked up only when needed: most calls bind everything and pass every
-            // input.
-            let schema = || {
-                version_in(function, body_node.domain())
-                    .and_then(|v| schema::lookup(body_node.domain(), body_node.op_type(), v))
-            };
-            for a in &body_node.attributes {
-                let AttrKind::Ref { name, ty } = &a.kind else {
-                    continue;
-                };
-                if bind(node, function, name, *ty)?.is_none()
-                    && schema().is_some_and(|s| {
-                        s.attributes
-                            .iter()
-                            .any(|d| d.name == a.name() && d.required)
-                    })
-                {
-                    return Err(LibraryError::MissingRequiredAttribute {
-                        key,
-                        name: name.clone(),
-                        op: body_node.op_type().to_string(),
-                        attribute: a.name().to_string(),
-                    });
-                }
-            }
-            if absent.is_empty()
-                || !body_node
-                    .inputs
-                    .iter()
-                    .flatten()
-                    .any(|v| absent.contains_key(v))
-            {
-                continue;
-            }
-            let Some(schema) = schema() else { continue };
-            for (slot, input) in body_node.inputs.iter().enumerate() {
-                let Some(index) = input.and_then(|v| absent.get(&v)) else {
-                    continue;
-                };
-                let required = schema
-                    .inputs
-                    .get(slot)
-                    .or(schema.inputs.last())
-                    .is_some_and(|p| p.option == schema::ParamOption::Single);
-                if required {
-                    return Err(LibraryError::RequiredInputMissing {
-                        key,
-                        index: *index,
-                        op: body_node.op_type().to_string(),
-                    });
-                }
-            }
-        }
-    }
-    // A pass-through of an absent input would be an Identity of nothing.
-    for (k, out) in body.outputs.iter().enumerate() {
-        let named = node.outputs.get(k).copied().flatten().is_some();
-        if let Some(index) = out.value.and_then(|v| absent.get(&v))
-            && named
-        {
-            return Err(LibraryError::RequiredInputMissing {
-                key,
-                index: *index,
-                op: "Identity".into(),
-            });
-        }
-    }
-    // Graphs passed in must not read the caller's names.
-    for a in &node.attributes {
-        for g in a.graphs() {
-            let inside: HashSet<GraphId, FxBuild> = scope_tree(model, g).into_iter().collect();
-            for sub in &inside {
-                for &m in &model.graph(*sub).nodes {
-                    for &v in model.node(m).inputs.iter().flatten() {
-                        let value = model.value(v);
-                        if value.def != ValueDef::Undefined && !inside.contains(&value.graph) {
-                            return Err(LibraryError::CapturedGraph {
-                                key,
-                                name: a.name().to_string(),
-                                value: value.name.clone(),
-                            });
-                        }
-                    }
-                }
-            }
-        }
-    }
-    Ok(())
-}
-
 /// The parts of a function body an expansion reads more than once.
 struct BodyParts {
     inputs: Vec<Option<ValueId>>,
@@ -405,6 +163,8 @@ struct Copier<'a> {
     model: &'a mut Model,
     names: &'a mut Names,
     call: NodeId,
+    /// The call's attributes bound (checked before the copy starts).
+    binding: CallBinding,
     function: Function,
 }
 
@@ -570,11 +330,8 @@ impl Copier<'_> {
             .into_iter()
             .filter_map(|a| {
                 let kind = match &a.kind {
-                    AttrKind::Ref { name, ty } => match bind(call, &self.function, name, *ty) {
-                        Ok(Some(kind)) => kind.clone(),
-                        // Checked before: an unbound reference is dropped.
-                        _ => return None,
-                    },
+                    // An unbound reference is dropped.
+                    AttrKind::Ref { name, .. } => self.binding.get(name)?.clone(),
                     _ => a.kind,
                 };
                 Some(Attribute {

@@ -23,7 +23,9 @@ mod standard;
 use std::collections::HashSet;
 
 use crate::hash::{FxBuild, FxMap};
-use crate::ir::{FunctionId, FunctionKey, GraphId, GraphOwner, Model, Node, NodeId, OpsetId};
+use crate::ir::{
+    FunctionId, FunctionIndex, FunctionKey, GraphId, GraphOwner, Model, NodeId, OpsetId,
+};
 
 pub use inline::inline_call;
 pub use outline::{new_function_key, outline};
@@ -42,52 +44,9 @@ pub enum LibraryError {
     NoFunction(FunctionKey),
     #[error("{key} is still called {calls} time(s); inline or remove those calls first")]
     StillCalled { key: String, calls: usize },
-    #[error("{key} takes {formals} inputs, the call passes {given}")]
-    InputArity {
-        key: String,
-        formals: usize,
-        given: usize,
-    },
-    #[error("{key} has {formals} outputs, the call names {given}")]
-    OutputArity {
-        key: String,
-        formals: usize,
-        given: usize,
-    },
-    #[error("the call of {key} passes attribute {name:?}, which {key} does not declare")]
-    UndeclaredAttribute { key: String, name: String },
-    #[error("attribute {name:?} is {given} at the call of {key}, but the body uses it as {used}")]
-    AttributeType {
-        key: String,
-        name: String,
-        given: &'static str,
-        used: &'static str,
-    },
-    #[error("attribute {name:?} of the call of {key} is malformed")]
-    MalformedAttribute { key: String, name: String },
-    #[error(
-        "the call of {key} does not set {name:?}, which has no default, and {op} in its body requires {attribute:?}"
-    )]
-    MissingRequiredAttribute {
-        key: String,
-        name: String,
-        op: String,
-        attribute: String,
-    },
-    #[error("the call of {key} omits input {index}, which {op} in its body requires")]
-    RequiredInputMissing {
-        key: String,
-        index: usize,
-        op: String,
-    },
-    #[error(
-        "graph attribute {name:?} of the call of {key} reads {value:?} from the caller's scope, which the function body cannot see"
-    )]
-    CapturedGraph {
-        key: String,
-        name: String,
-        value: String,
-    },
+    /// A call the rules of `crate::calls` reject (the checker's code, the call node).
+    #[error(transparent)]
+    Call(#[from] crate::calls::CallError),
     #[error("local function {0} is recursive; refusing to inline it")]
     Recursion(FunctionKey),
     #[error("{0}")]
@@ -153,89 +112,14 @@ pub enum Which {
     Domain(String),
 }
 
-/// The key a node would call (domain normalized).
-pub(crate) fn node_key(node: &Node) -> FunctionKey {
-    FunctionKey {
-        domain: node.domain().to_string(),
-        name: node.op_type().to_string(),
-        overload: node.overload().to_string(),
-    }
-}
-
-/// The local function `node` calls, if any.
-pub(crate) fn callee(
-    model: &Model,
-    functions: &FxMap<FunctionKey, FunctionId>,
-    n: NodeId,
-) -> Option<FunctionId> {
-    let node = model.nodes.get(n)?;
-    node.op_type.as_ref()?;
-    // Most nodes are standard ops: reject them without building a key.
-    let domain = node.domain();
-    if !functions.keys().any(|k| k.domain == domain) {
-        return None;
-    }
-    functions.get(&node_key(node)).copied()
-}
-
-/// The model's functions by key (the first of duplicates).
-pub(crate) fn function_map(model: &Model) -> FxMap<FunctionKey, FunctionId> {
-    let mut map = FxMap::default();
-    for &f in &model.functions {
-        map.entry(model.function(f).key()).or_insert(f);
-    }
-    map
-}
-
-/// Every graph of the scope tree under `root`, `root` first.
-pub(crate) fn scope_tree(model: &Model, root: GraphId) -> Vec<GraphId> {
-    let mut out = Vec::new();
-    let mut stack = vec![root];
-    while let Some(g) = stack.pop() {
-        out.push(g);
-        for &n in model.graph(g).nodes.iter().rev() {
-            for a in model.node(n).attributes.iter().rev() {
-                stack.extend(a.graphs().into_iter().rev());
-            }
-        }
-    }
-    out
-}
-
-/// The roots the model runs from: the main graph and the training graphs.
-pub(crate) fn model_roots(model: &Model) -> Vec<GraphId> {
-    let mut roots: Vec<GraphId> = model.graph.into_iter().collect();
-    for t in &model.training_info {
-        roots.extend(t.initialization);
-        roots.extend(t.algorithm);
-    }
-    roots
-}
-
-/// The graph at the top of `graph`'s scope chain: the main graph (training graphs
-/// included) or a function body.
-pub(crate) fn scope_root(model: &Model, graph: GraphId) -> GraphId {
-    let mut current = graph;
-    for _ in 0..=model.graphs.len() {
-        match model.graph(current).owner {
-            GraphOwner::Node(n) => match model.nodes.get(n) {
-                Some(node) if node.graph != current => current = node.graph,
-                _ => break,
-            },
-            _ => break,
-        }
-    }
-    current
-}
-
 /// The calls of `key`: in the main graph, the training graphs and every function body,
 /// subgraphs at any depth included.
 pub fn call_sites(model: &Model, key: &FunctionKey) -> Vec<NodeId> {
-    let mut roots = model_roots(model);
+    let mut roots = model.model_roots().collect::<Vec<_>>();
     roots.extend(model.functions.iter().map(|&f| model.function(f).body));
     let mut out = Vec::new();
     for root in roots {
-        for g in scope_tree(model, root) {
+        for g in model.scope_tree(root) {
             for &n in &model.graph(g).nodes {
                 let node = model.node(n);
                 if node.op_type() == key.name
@@ -251,16 +135,12 @@ pub fn call_sites(model: &Model, key: &FunctionKey) -> Vec<NodeId> {
 }
 
 /// Functions called (directly, subgraphs included) by the graphs under `roots`.
-fn called_from(
-    model: &Model,
-    functions: &FxMap<FunctionKey, FunctionId>,
-    roots: &[GraphId],
-) -> Vec<FunctionId> {
+fn called_from(model: &Model, functions: &FunctionIndex, roots: &[GraphId]) -> Vec<FunctionId> {
     let mut out = Vec::new();
     for &root in roots {
-        for g in scope_tree(model, root) {
+        for g in model.scope_tree(root) {
             for &n in &model.graph(g).nodes {
-                if let Some(f) = callee(model, functions, n) {
+                if let Some(f) = functions.callee(model, n) {
                     out.push(f);
                 }
             }
@@ -271,9 +151,9 @@ fn called_from(
 
 /// The functions reachable through calls from the model's roots and from `keep`.
 fn reachable(model: &Model, keep: &[FunctionId]) -> HashSet<FunctionId, FxBuild> {
-    let functions = function_map(model);
+    let functions = FunctionIndex::new(model);
     let mut seen: HashSet<FunctionId, FxBuild> = HashSet::default();
-    let mut stack = called_from(model, &functions, &model_roots(model));
+    let mut stack = called_from(model, &functions, &model.model_roots().collect::<Vec<_>>());
     stack.extend_from_slice(keep);
     while let Some(f) = stack.pop() {
         if seen.insert(f) {
@@ -326,9 +206,9 @@ fn remove_uncalled(
         return removed;
     }
     loop {
-        let functions = function_map(model);
+        let functions = FunctionIndex::new(model);
         let mut called: HashSet<FunctionId, FxBuild> =
-            called_from(model, &functions, &model_roots(model))
+            called_from(model, &functions, &model.model_roots().collect::<Vec<_>>())
                 .into_iter()
                 .collect();
         for &f in &model.functions {
@@ -373,7 +253,7 @@ pub(crate) fn import_domain(
 /// bodies contain included, with `Which::All`). Recursive functions are refused. On
 /// error the model is unchanged.
 pub fn inline_calls(model: &mut Model, which: &Which) -> Result<InlineCallsReport, LibraryError> {
-    let functions = function_map(model);
+    let functions = FunctionIndex::new(model);
     let chosen = |key: &FunctionKey| match which {
         Which::All => true,
         Which::Key(k) => k == key,
@@ -383,7 +263,7 @@ pub fn inline_calls(model: &mut Model, which: &Which) -> Result<InlineCallsRepor
         Which::Domain(domain) => crate::ir::normalize_domain(domain) == key.domain,
     };
     if let Which::Key(k) = which
-        && !functions.contains_key(k)
+        && functions.get(k).is_none()
     {
         return Err(LibraryError::NoFunction(k.clone()));
     }
@@ -399,7 +279,7 @@ pub fn inline_calls(model: &mut Model, which: &Which) -> Result<InlineCallsRepor
         }));
     }
     // Recursion: a chosen function that reaches itself through calls.
-    for (key, &f) in &functions {
+    for (key, f) in functions.iter() {
         if chosen(key) && reaches_itself(model, &functions, f) {
             return Err(LibraryError::Recursion(key.clone()));
         }
@@ -409,17 +289,17 @@ pub fn inline_calls(model: &mut Model, which: &Which) -> Result<InlineCallsRepor
     let chosen_ids: Vec<FunctionId> = functions
         .iter()
         .filter(|(k, _)| chosen(k))
-        .map(|(_, &f)| f)
+        .map(|(_, f)| f)
         .collect();
     align_bodies(&mut work, &chosen_ids)?;
     let mut engine = inline::Engine::new(&work);
     // Room for the copies of the calls the model's graphs make (nested ones grow the
     // arenas as usual): big models would otherwise move their arenas several times.
     let mut added = 0;
-    for root in model_roots(&work) {
-        for g in scope_tree(&work, root) {
+    for root in work.model_roots().collect::<Vec<_>>() {
+        for g in work.scope_tree(root) {
             for &n in &work.graph(g).nodes {
-                if let Some(f) = callee(&work, &engine.functions, n)
+                if let Some(f) = engine.functions.callee(&work, n)
                     && chosen(&work.function(f).key())
                 {
                     added += work.graph(work.function(f).body).nodes.len();
@@ -435,7 +315,7 @@ pub fn inline_calls(model: &mut Model, which: &Which) -> Result<InlineCallsRepor
     let mut calls = 0;
     // The model's graphs first, then the bodies of the functions that are still there
     // once the functions the model's graphs no longer call are gone.
-    let mut roots = model_roots(&work);
+    let mut roots = work.model_roots().collect::<Vec<_>>();
     let mut removed = Vec::new();
     for round in 0..2 {
         if round == 1 {
@@ -447,14 +327,20 @@ pub fn inline_calls(model: &mut Model, which: &Which) -> Result<InlineCallsRepor
                 .collect();
         }
         for root in roots.clone() {
-            for g in scope_tree(&work, root) {
+            for g in work.scope_tree(root).collect::<Vec<_>>() {
                 let mut expansions: FxMap<NodeId, Vec<NodeId>> = FxMap::default();
                 let mut queue: Vec<NodeId> = work.graph(g).nodes.clone();
                 let mut k = 0;
                 while let Some(&n) = queue.get(k) {
                     k += 1;
-                    let Some(f) = callee(&work, &engine.functions, n) else {
-                        continue;
+                    let f = match crate::calls::resolve(&work, &engine.functions, n) {
+                        crate::calls::Resolved::Function(f) => f,
+                        crate::calls::Resolved::Missing
+                            if chosen(&crate::ir::call_key(work.node(n))) =>
+                        {
+                            return Err(crate::calls::CallError::missing(&work, n).into());
+                        }
+                        _ => continue,
                     };
                     if !chosen(&work.function(f).key()) {
                         continue;
@@ -466,7 +352,7 @@ pub fn inline_calls(model: &mut Model, which: &Which) -> Result<InlineCallsRepor
                     let body_calls = *calls_inside.entry(f).or_insert_with(|| {
                         let body = &work.graph(work.function(f).body).nodes;
                         body.iter()
-                            .any(|&b| callee(&work, &engine.functions, b).is_some())
+                            .any(|&b| engine.functions.callee(&work, b).is_some())
                     });
                     if body_calls {
                         queue.extend_from_slice(&nodes);
@@ -541,11 +427,7 @@ fn flatten(nodes: &[NodeId], expansions: &FxMap<NodeId, Vec<NodeId>>, out: &mut 
 }
 
 /// Whether `start` calls itself through any chain of calls.
-pub(crate) fn reaches_itself(
-    model: &Model,
-    functions: &FxMap<FunctionKey, FunctionId>,
-    start: FunctionId,
-) -> bool {
+pub(crate) fn reaches_itself(model: &Model, functions: &FunctionIndex, start: FunctionId) -> bool {
     let mut seen: HashSet<FunctionId, FxBuild> = HashSet::default();
     let mut stack = called_from(model, functions, &[model.function(start).body]);
     while let Some(f) = stack.pop() {
@@ -592,7 +474,7 @@ pub fn rename_function(
         let node = &mut model.nodes[n];
         node.domain = Some(new_domain.to_string());
         node.op_type = Some(new_name.to_string());
-        if let GraphOwner::Function(h) = model.graphs[scope_root(model, graph)].owner {
+        if let GraphOwner::Function(h) = model.graphs[model.scope_root(graph)].owner {
             import_domain(
                 &mut model.function_arena[h].opset_import,
                 new_domain,

@@ -9,14 +9,14 @@
 
 use std::collections::HashSet;
 
-use super::{LibraryError, import_domain, scope_root, scope_tree};
+use super::{LibraryError, import_domain};
 use crate::hash::{FxBuild, FxMap};
 use crate::ir::{
     AttrKind, Attribute, Function, FunctionId, FunctionKey, Graph, GraphId, GraphOwner, Model,
     Node, NodeId, ValueDef, ValueId, ValueInfo, normalize_domain,
 };
 
-use super::inline::Names;
+use crate::ir::Names;
 
 /// What node `n` reads: its inputs and the outer values its subgraphs read.
 fn reads(model: &Model, n: NodeId) -> Vec<ValueId> {
@@ -24,7 +24,7 @@ fn reads(model: &Model, n: NodeId) -> Vec<ValueId> {
     let mut out: Vec<ValueId> = node.inputs.iter().flatten().copied().collect();
     for a in &node.attributes {
         for g in a.graphs() {
-            let tree: HashSet<GraphId, FxBuild> = scope_tree(model, g).into_iter().collect();
+            let tree: HashSet<GraphId, FxBuild> = model.scope_tree(g).collect();
             for &sub in &tree {
                 for &m in &model.graph(sub).nodes {
                     for &v in model.node(m).inputs.iter().flatten() {
@@ -198,14 +198,14 @@ pub fn outline(
                     refs.push((name.clone(), *ty));
                 }
                 for sub in a.graphs() {
-                    for s in scope_tree(model, sub) {
+                    for s in model.scope_tree(sub) {
                         stack.extend(model.graph(s).nodes.iter().copied());
                     }
                 }
             }
         }
     }
-    let root = scope_root(model, g);
+    let root = model.scope_root(g);
     let enclosing = match model.graph(root).owner {
         GraphOwner::Function(h) => Some(h),
         _ => None,
@@ -273,7 +273,7 @@ pub fn outline(
             }
             let subs: Vec<GraphId> = node.attributes.iter().flat_map(|a| a.graphs()).collect();
             for sub in subs {
-                for s in scope_tree(model, sub) {
+                for s in model.scope_tree(sub) {
                     stack.extend(model.graph(s).nodes.iter().copied());
                 }
             }

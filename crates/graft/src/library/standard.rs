@@ -21,7 +21,7 @@
 use bytes::Bytes;
 
 use super::builders::{CallSite, context_dependent_body};
-use super::{LibraryError, Which, inline_calls, model_roots, scope_root, scope_tree};
+use super::{LibraryError, Which, inline_calls};
 use crate::hash::FxMap;
 use crate::ir::{
     AttrKind, Attribute, FunctionId, GraphOwner, Model, NodeId, OpsetId, normalize_domain,
@@ -95,13 +95,13 @@ pub fn expand_standard_ops(
     model: &mut Model,
     ops: Option<&[String]>,
 ) -> Result<StandardReport, LibraryError> {
-    let mut roots = model_roots(model);
+    let mut roots = model.model_roots().collect::<Vec<_>>();
     roots.extend(model.functions.iter().map(|&f| model.function(f).body));
     let inferred = crate::infer::infer(model);
     let mut nodes = Vec::new();
     let mut skipped = Vec::new();
     for root in roots {
-        for g in scope_tree(model, root) {
+        for g in model.scope_tree(root) {
             for &n in &model.graph(g).nodes {
                 let op = model.node(n).op_type();
                 if !ops.is_none_or(|ops| ops.iter().any(|o| o == op))
@@ -241,7 +241,7 @@ fn expand(
         return Ok(StandardReport::default());
     }
     for &n in nodes {
-        let scope = scope_root(model, model.node(n).graph);
+        let scope = model.scope_root(model.node(n).graph);
         if let GraphOwner::Function(f) = model.graph(scope).owner {
             let own = model.function(f).opset_import.iter().find_map(|o| {
                 (o.normalized_domain().is_empty())
@@ -311,11 +311,11 @@ fn expand(
 /// (LayerNormalization's `Mean` when only `Y` is used). Nodes that were there
 /// before are never touched.
 fn prune_new(model: &mut Model, first_new: usize) {
-    let mut roots = model_roots(model);
+    let mut roots = model.model_roots().collect::<Vec<_>>();
     roots.extend(model.functions.iter().map(|&f| model.function(f).body));
     let graphs: Vec<_> = roots
         .into_iter()
-        .flat_map(|r| scope_tree(model, r))
+        .flat_map(|r| model.scope_tree(r))
         .collect();
     loop {
         let mut used: std::collections::HashSet<crate::ir::ValueId, crate::hash::FxBuild> =
@@ -359,7 +359,7 @@ fn prune_new(model: &mut Model, first_new: usize) {
 /// The version of the default domain the node's scope imports: the enclosing
 /// function's, else the model's.
 fn scope_version(model: &Model, node: NodeId) -> Option<i64> {
-    let scope = scope_root(model, model.nodes.get(node)?.graph);
+    let scope = model.scope_root(model.nodes.get(node)?.graph);
     let own = match model.graph(scope).owner {
         GraphOwner::Function(f) => model.function(f).opset_import.iter().find_map(|o| {
             (o.normalized_domain().is_empty())

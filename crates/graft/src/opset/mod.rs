@@ -165,25 +165,10 @@ fn set_default_version(imports: &mut [OpsetId], target: i64) {
     }
 }
 
-/// Every graph in the scope trees of `roots`, each with the nodes it had.
-fn scope_graphs(model: &Model, roots: &[GraphId]) -> Vec<GraphId> {
-    let mut out = Vec::new();
-    let mut stack: Vec<GraphId> = roots.iter().rev().copied().collect();
-    while let Some(g) = stack.pop() {
-        out.push(g);
-        for &n in model.graph(g).nodes.iter().rev() {
-            for a in model.node(n).attributes.iter().rev() {
-                stack.extend(a.graphs().into_iter().rev());
-            }
-        }
-    }
-    out
-}
-
 /// Fails with `NoAdapter` for the first default-domain node that has a schema change
 /// between `from` and `to` no adapter covers. Changes nothing.
 fn validate(model: &Model, roots: &[GraphId], from: i64, to: i64) -> Result<(), ConvertError> {
-    for g in scope_graphs(model, roots) {
+    for g in model.scope_trees(roots.iter().copied()) {
         for &n in &model.graph(g).nodes {
             let node = model.node(n);
             if node.domain().is_empty() {
@@ -201,7 +186,11 @@ fn run(
     to: i64,
 ) -> Result<ConvertReport, ConvertError> {
     let mut ctx = edit::Ctx::new(model, to);
-    for g in scope_graphs(ctx.model, roots) {
+    for g in ctx
+        .model
+        .scope_trees(roots.iter().copied())
+        .collect::<Vec<_>>()
+    {
         let nodes = ctx.model.graph(g).nodes.clone();
         let mut out = Vec::with_capacity(nodes.len());
         for n in nodes {

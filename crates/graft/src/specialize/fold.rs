@@ -6,7 +6,6 @@
 
 use std::collections::{HashMap, HashSet};
 
-use crate::check::nodes_under;
 use crate::ir::{
     AttrKind, AttrValue, Attribute, DimValue, GraphId, Model, Node, NodeId, Tensor, TypeValue,
     ValueDef, ValueId, dtype,
@@ -300,13 +299,10 @@ fn inline_branch(model: &mut Model, root: GraphId, n: NodeId, branch: GraphId) -
         .attributes
         .iter()
         .flat_map(|a| a.graphs())
-        .flat_map(|sub| nodes_under(model, sub))
+        .flat_map(|sub| model.nodes_under(sub))
         .collect();
     let mut taken: HashSet<String> = HashSet::new();
-    for m in nodes_under(model, root)
-        .into_iter()
-        .filter(|m| !inside_if.contains(m))
-    {
+    for m in model.nodes_under(root).filter(|m| !inside_if.contains(m)) {
         for v in model.node(m).outputs.iter().flatten() {
             taken.insert(model.value(*v).name.clone());
         }
@@ -371,7 +367,7 @@ fn inline_branch(model: &mut Model, root: GraphId, n: NodeId, branch: GraphId) -
                     let mut all = vec![m];
                     for a in &model.node(m).attributes {
                         for sub in a.graphs() {
-                            all.extend(nodes_under(model, sub));
+                            all.extend(model.nodes_under(sub));
                         }
                     }
                     all

@@ -27,12 +27,12 @@ mod fold;
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
-use crate::check::nodes_under;
+use crate::calls::CallBinding;
 use crate::ir::{
-    AttrKind, AttrValue, Attribute, Function, FunctionId, FunctionKey, Graph, GraphId, GraphOwner,
-    Initializer, Model, Node, NodeId, Value, ValueDef, ValueId, ValueInfo, normalize_domain,
+    AttrKind, AttrValue, Attribute, Function, FunctionId, FunctionIndex, FunctionKey, Graph,
+    GraphId, GraphOwner, Initializer, Model, Node, NodeId, Value, ValueDef, ValueId, ValueInfo,
+    normalize_domain,
 };
-use crate::schema;
 
 /// What a specialization did.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -75,32 +75,9 @@ pub enum SpecializeError {
     NoSuchNode(String),
     #[error("{node} is not a call of a model-local function")]
     NotACall { node: String },
-    #[error("{node}: {function} declares no attribute {attribute:?}")]
-    Undeclared {
-        node: String,
-        function: String,
-        attribute: String,
-    },
-    #[error(
-        "{node}: attribute {attribute:?} is {given} at the call, but {function} uses it as {used}"
-    )]
-    WrongType {
-        node: String,
-        function: String,
-        attribute: String,
-        given: &'static str,
-        used: &'static str,
-    },
-    #[error(
-        "{node}: the call does not set {attribute:?}, which {function} has no default for, and {op} in its body requires {op_attribute:?}"
-    )]
-    MissingRequired {
-        node: String,
-        function: String,
-        attribute: String,
-        op: String,
-        op_attribute: String,
-    },
+    /// A call the rules of `crate::calls` reject (the checker's code, the call node).
+    #[error(transparent)]
+    Call(#[from] crate::calls::CallError),
     #[error(
         "{node}: attribute {attribute:?} refers to {reference:?} of the enclosing function; specialize the call of that function instead"
     )]
@@ -108,16 +85,6 @@ pub enum SpecializeError {
         node: String,
         attribute: String,
         reference: String,
-    },
-    #[error("{node}: attribute {attribute:?} is malformed (no single typed value)")]
-    Malformed { node: String, attribute: String },
-    #[error(
-        "{node}: graph attribute {attribute:?} reads {value:?} from the caller's scope, which the function body cannot see"
-    )]
-    Captures {
-        node: String,
-        attribute: String,
-        value: String,
     },
     #[error(
         "{node} calls {overload}, which declares no attributes, and there is no {generic} left to specialize again from"
@@ -232,7 +199,7 @@ pub fn specialize_with(
             overload: String::new(),
             ..current.clone()
         };
-        if let Some(&g) = s.functions.get(&generic) {
+        if let Some(g) = s.functions.get(&generic) {
             // The values the overload was made with carry over; `attrs` override them.
             let before = binding_of(&work, callee);
             s.touched.insert(current);
@@ -294,17 +261,26 @@ pub fn specialize_all_with(
         roots.extend(t.initialization);
         roots.extend(t.algorithm);
     }
-    let mut calls: Vec<NodeId> = roots.iter().flat_map(|&g| nodes_under(&work, g)).collect();
+    let mut calls: Vec<NodeId> = roots.iter().flat_map(|&g| work.nodes_under(g)).collect();
     for &f in &work.functions {
-        calls.extend(nodes_under(&work, work.function(f).body));
+        calls.extend(work.nodes_under(work.function(f).body));
     }
     for n in calls {
         // A function body may have been dropped by an earlier step.
         if !s.live(&work, n) {
             continue;
         }
-        let Some(callee) = s.callee(&work, n) else {
-            continue;
+        let callee = match crate::calls::resolve(&work, &s.functions, n) {
+            crate::calls::Resolved::Function(f) => f,
+            crate::calls::Resolved::Missing
+                if options.only.as_ref().is_none_or(|only| {
+                    let key = crate::ir::call_key(work.node(n));
+                    key.domain == normalize_domain(&only.domain) && key.name == only.name
+                }) =>
+            {
+                return Err(crate::calls::CallError::missing(&work, n).into());
+            }
+            _ => continue,
         };
         let f = work.function(callee);
         if let Some(only) = &options.only
@@ -394,7 +370,7 @@ pub fn attribute_type(model: &Model, f: FunctionId, name: &str) -> Option<crate:
     {
         return Some(v.attr_type());
     }
-    nodes_under(model, function.body).into_iter().find_map(|n| {
+    model.nodes_under(function.body).find_map(|n| {
         model.node(n).attributes.iter().find_map(|a| match &a.kind {
             AttrKind::Ref { name: r, ty } if r == name => Some(*ty),
             _ => None,
@@ -438,7 +414,7 @@ pub fn find_node(model: &Model, name: &str) -> Option<NodeId> {
         roots.extend(t.algorithm);
     }
     roots.extend(model.functions.iter().map(|&f| model.function(f).body));
-    let all: Vec<NodeId> = roots.iter().flat_map(|&g| nodes_under(model, g)).collect();
+    let all: Vec<NodeId> = roots.iter().flat_map(|&g| model.nodes_under(g)).collect();
     all.iter()
         .copied()
         .find(|&n| model.node(n).name() == name)
@@ -456,23 +432,12 @@ pub fn find_node(model: &Model, name: &str) -> Option<NodeId> {
 
 /// A node as error messages name it.
 fn describe(model: &Model, n: NodeId) -> String {
-    let node = model.node(n);
-    if !node.name().is_empty() {
-        return format!("node {:?}", node.name());
-    }
-    let out = node
-        .outputs
-        .iter()
-        .flatten()
-        .next()
-        .map(|&v| model.value(v).name.as_str())
-        .unwrap_or("");
-    format!("the {} node that makes {out:?}", node.op_type())
+    crate::calls::call_label(model, n)
 }
 
 struct Specializer {
     /// Functions by key (kept current as overloads are added).
-    functions: HashMap<FunctionKey, FunctionId>,
+    functions: FunctionIndex,
     /// Functions that may have lost their last call.
     touched: HashSet<FunctionKey>,
     /// Functions never removed for lack of calls.
@@ -492,12 +457,8 @@ pub(crate) type Env = BTreeMap<String, AttrValue>;
 
 impl Specializer {
     fn new(model: &Model) -> Result<Self, SpecializeError> {
-        let mut functions = HashMap::new();
-        for &f in &model.functions {
-            functions.entry(model.function(f).key()).or_insert(f);
-        }
         let s = Self {
-            functions,
+            functions: FunctionIndex::new(model),
             touched: HashSet::new(),
             keep: HashSet::new(),
             made: HashSet::new(),
@@ -509,26 +470,14 @@ impl Specializer {
     }
 
     fn callee(&self, model: &Model, n: NodeId) -> Option<FunctionId> {
-        let node = model.node(n);
-        let key = FunctionKey {
-            domain: normalize_domain(node.domain()).to_string(),
-            name: node.op_type().to_string(),
-            overload: node.overload().to_string(),
-        };
-        self.functions.get(&key).copied()
+        self.functions.callee(model, n)
     }
 
     /// A node still in a graph of the model (not in a removed function's body).
     fn live(&self, model: &Model, n: NodeId) -> bool {
-        let mut g = model.node(n).graph;
-        for _ in 0..=model.graphs.len() {
-            match model.graph(g).owner {
-                GraphOwner::Node(m) => g = model.node(m).graph,
-                GraphOwner::Function(f) => return model.functions.contains(&f),
-                GraphOwner::Model | GraphOwner::Training(_) => return true,
-            }
-        }
-        false
+        model
+            .enclosing_function(model.node(n).graph)
+            .is_none_or(|f| model.functions.contains(&f))
     }
 
     /// Calls that form a cycle make specialization endless: refuse them first.
@@ -543,8 +492,8 @@ impl Specializer {
             .functions
             .iter()
             .map(|&f| {
-                nodes_under(model, model.function(f).body)
-                    .into_iter()
+                model
+                    .nodes_under(model.function(f).body)
                     .filter_map(|n| self.callee(model, n))
                     .filter_map(|g| index.get(&g).copied())
                     .collect()
@@ -592,7 +541,7 @@ impl Specializer {
         n: NodeId,
         callee: FunctionId,
     ) -> Result<(), SpecializeError> {
-        let env = bind(model, n, callee)?;
+        let env = bind(model, &self.functions, n, callee)?;
         let generic = model.function(callee).key();
         let base = overload_id(model, &generic.overload, &env);
         // An overload with this id that this run did not make (an earlier run, or the
@@ -607,7 +556,7 @@ impl Specializer {
                 overload: id.clone(),
                 ..generic.clone()
             };
-            let Some(existing) = self.functions.get(&key).copied() else {
+            let Some(existing) = self.functions.get(&key) else {
                 break;
             };
             if self.made.contains(&existing) {
@@ -619,8 +568,7 @@ impl Specializer {
                 None => self.build(model, callee, &env, &id)?,
             };
             model.function_arena[c].overload = Some(id.clone());
-            if crate::text::print_function(model, c) == crate::text::print_function(model, existing)
-            {
+            if prints_alike(model, c, existing) {
                 self.made.insert(existing);
                 reused = true;
                 break;
@@ -654,9 +602,21 @@ impl Specializer {
                 .map_or(model.functions.len(), |i| i + 1);
             model.functions.insert(at, made);
         }
+        let outputs = model
+            .graph(
+                model
+                    .function(self.functions.get(&key).unwrap_or(callee))
+                    .body,
+            )
+            .outputs
+            .len();
         let node = &mut model.nodes[n];
         node.overload = Some(id);
         node.attributes.clear();
+        // onnx wants a call to list every output of the function it calls.
+        if node.outputs.len() < outputs {
+            node.outputs.resize(outputs, None);
+        }
         model.ir_version = Some(model.ir_version.unwrap_or(0).max(10));
         self.touched.insert(generic);
         self.report.calls.push(SpecializedCall {
@@ -709,7 +669,7 @@ impl Specializer {
         );
         model.function_arena[made].body = body;
         // Nested calls now carry bound values: specialize them in turn.
-        for n in nodes_under(model, body) {
+        for n in model.nodes_under(body).collect::<Vec<_>>() {
             let Some(inner) = self.callee(model, n) else {
                 continue;
             };
@@ -771,6 +731,22 @@ impl Specializer {
     }
 }
 
+/// Whether functions `a` and `b` print the same, but for the binding Graft records
+/// (an overload made by an earlier run has it, a fresh copy or a hand-written one not).
+fn prints_alike(model: &mut Model, a: FunctionId, b: FunctionId) -> bool {
+    let strip = |model: &mut Model, f: FunctionId| {
+        let props = &mut model.function_arena[f].metadata_props;
+        let all = props.clone();
+        props.retain(|p| p.key.as_deref() != Some(BINDING_KEY));
+        all
+    };
+    let (kept_a, kept_b) = (strip(model, a), strip(model, b));
+    let same = crate::text::print_function(model, a) == crate::text::print_function(model, b);
+    model.function_arena[a].metadata_props = kept_a;
+    model.function_arena[b].metadata_props = kept_b;
+    same
+}
+
 /// The (function, model) default-domain versions when they differ.
 fn needs_conversion(model: &Model, f: FunctionId) -> Option<(i64, i64)> {
     let from = model
@@ -793,7 +769,7 @@ fn called_keys(model: &Model) -> HashSet<FunctionKey> {
     roots.extend(model.functions.iter().map(|&f| model.function(f).body));
     roots
         .iter()
-        .flat_map(|&g| nodes_under(model, g))
+        .flat_map(|&g| model.nodes_under(g))
         .map(|n| {
             let node = model.node(n);
             FunctionKey {
@@ -805,126 +781,35 @@ fn called_keys(model: &Model) -> HashSet<FunctionKey> {
         .collect()
 }
 
-/// The values the call binds, after checking it against the callee (§2).
-fn bind(model: &Model, n: NodeId, callee: FunctionId) -> Result<Env, SpecializeError> {
-    let node = model.node(n);
-    let function = model.function(callee);
-    let key = function.key();
-    let declared: HashSet<&str> = function
-        .attribute
-        .iter()
-        .map(String::as_str)
-        .chain(function.attribute_proto.iter().map(|a| a.name()))
-        .collect();
-    // (referenced name, type, body node, node attribute)
-    let mut references = Vec::new();
-    for b in nodes_under(model, function.body) {
-        for a in &model.node(b).attributes {
-            if let AttrKind::Ref { name, ty } = &a.kind {
-                references.push((name.as_str(), *ty, b, a.name()));
-            }
-        }
-    }
+/// The values call `n` binds (semantics.md §2), after checking it against the rules
+/// of `crate::calls`; a reference at the call (the caller is itself a function body)
+/// cannot be specialized here.
+fn bind(
+    model: &Model,
+    index: &FunctionIndex,
+    n: NodeId,
+    callee: FunctionId,
+) -> Result<Env, SpecializeError> {
+    let binding = CallBinding::bind(model, n, callee);
+    binding.check(model, index)?;
     let mut env = Env::new();
-    for a in &node.attributes {
-        if !declared.contains(a.name()) {
-            return Err(SpecializeError::Undeclared {
-                node: describe(model, n),
-                function: key.to_string(),
-                attribute: a.name().to_string(),
-            });
-        }
-        let value = match &a.kind {
-            AttrKind::Value(v) => v,
+    for b in binding.attrs {
+        match b.kind {
+            AttrKind::Value(v) => {
+                env.insert(b.name, v);
+            }
             AttrKind::Ref { name, .. } => {
                 return Err(SpecializeError::ReferenceAtCall {
                     node: describe(model, n),
-                    attribute: a.name().to_string(),
-                    reference: name.clone(),
+                    attribute: b.name,
+                    reference: name,
                 });
             }
-            AttrKind::Raw(_) => {
-                return Err(SpecializeError::Malformed {
-                    node: describe(model, n),
-                    attribute: a.name().to_string(),
-                });
-            }
-        };
-        let given = value.attr_type();
-        if let Some(r) = references.iter().find(|r| r.0 == a.name() && r.1 != given) {
-            return Err(SpecializeError::WrongType {
-                node: describe(model, n),
-                function: key.to_string(),
-                attribute: a.name().to_string(),
-                given: given.name(),
-                used: r.1.name(),
-            });
-        }
-        for g in a.graphs() {
-            if let Some(v) = free_value(model, g) {
-                return Err(SpecializeError::Captures {
-                    node: describe(model, n),
-                    attribute: a.name().to_string(),
-                    value: model.value(v).name.clone(),
-                });
-            }
-        }
-        env.insert(a.name().to_string(), value.clone());
-    }
-    for d in &function.attribute_proto {
-        if let (false, Some(v)) = (env.contains_key(d.name()), d.value()) {
-            env.insert(d.name().to_string(), v.clone());
-        }
-    }
-    for (name, _, b, attribute) in references {
-        if env.contains_key(name) {
-            continue;
-        }
-        let body_node = model.node(b);
-        let version = function
-            .opset_import
-            .iter()
-            .find(|o| o.normalized_domain() == body_node.domain())
-            .and_then(|o| o.version);
-        let required = version
-            .and_then(|v| schema::lookup(body_node.domain(), body_node.op_type(), v))
-            .is_some_and(|s| {
-                s.attributes
-                    .iter()
-                    .any(|d| d.name == attribute && d.required)
-            });
-        if required {
-            return Err(SpecializeError::MissingRequired {
-                node: describe(model, n),
-                function: key.to_string(),
-                attribute: name.to_string(),
-                op: body_node.op_type().to_string(),
-                op_attribute: attribute.to_string(),
-            });
+            // Reported by `check` above.
+            AttrKind::Raw(_) => {}
         }
     }
     Ok(env)
-}
-
-/// A value that a node of `graph` (at any depth) reads from outside `graph`.
-fn free_value(model: &Model, graph: GraphId) -> Option<ValueId> {
-    let mut inside = HashSet::new();
-    let mut stack = vec![graph];
-    while let Some(x) = stack.pop() {
-        inside.insert(x);
-        for &m in &model.graph(x).nodes {
-            for a in &model.node(m).attributes {
-                stack.extend(a.graphs());
-            }
-        }
-    }
-    nodes_under(model, graph)
-        .into_iter()
-        .flat_map(|m| model.node(m).inputs.iter().flatten().copied())
-        .find(|&v| {
-            let value = model.value(v);
-            value.def != ValueDef::Undefined && !inside.contains(&value.graph)
-        })
 }
 
 /// Deep-copies `src` as a graph owned by `owner`, binding references from `env` (a

@@ -285,7 +285,7 @@ pub fn parse_attributes(text: &str) -> Result<Vec<crate::ir::Attribute>, ParseEr
         .copied()
         .ok_or_else(|| fail("no attributes".into()))?;
     let attributes = model.node(node).attributes.clone();
-    if attributes.iter().any(|a| !a.graphs().is_empty()) {
+    if attributes.iter().any(|a| a.has_graphs()) {
         return Err(fail("graph-valued attributes cannot be given here".into()));
     }
     if let Some(a) = attributes

@@ -36,6 +36,7 @@ impl View {
             ctx,
             nodes: Vec::new(),
             depth: 0,
+            problem: None,
         }
     }
 
@@ -74,26 +75,46 @@ impl View {
     }
 
     /// The context of a call: each declared attribute of the callee with the value the
-    /// call gives (references resolved in the caller's context), else its default.
-    fn call_context(&mut self, model: &Model, call: NodeId, f: FunctionId, outer: u32) -> u32 {
+    /// call binds (`crate::calls`: references resolved in the caller's context), else
+    /// its default, else unset. The call's item is marked with its first problem.
+    fn call_context(
+        &mut self,
+        model: &Model,
+        item: ItemId,
+        call: NodeId,
+        f: FunctionId,
+        outer: u32,
+    ) -> u32 {
         let func = model.function(f);
-        let node = model.node(call);
+        let binding = crate::calls::CallBinding::bind(model, call, f);
+        let problem = match binding.check(model, &self.functions) {
+            Err(e) => Some(format!("{} [{}]", e.message, e.code)),
+            Ok(()) => None,
+        };
+        if let Some(it) = self.items.get_mut(item as usize) {
+            it.problem = problem;
+        }
         let declared = func
             .attribute
             .iter()
-            .map(|n| (n.as_str(), None))
-            .chain(func.attribute_proto.iter().map(|a| (a.name(), Some(a))));
+            .map(String::as_str)
+            .chain(func.attribute_proto.iter().map(|a| a.name()));
         let mut attrs = Vec::new();
-        for (name, default) in declared {
-            let given = node.attributes.iter().find(|a| a.name() == name);
-            let shown = match given.map(|a| &a.kind) {
-                Some(AttrKind::Value(v)) => (attr_text(model, v), AttrSource::Call),
-                Some(AttrKind::Ref { name: r, .. }) => self.resolve_ref(outer, r),
-                Some(AttrKind::Raw(_)) => ("?".to_string(), AttrSource::Call),
-                None => match default.map(|d| &d.kind) {
-                    Some(AttrKind::Value(v)) => (attr_text(model, v), AttrSource::Default),
-                    _ => (format!("@{name}"), AttrSource::Unset),
-                },
+        for name in declared {
+            if attrs.iter().any(|(n, _, _)| n == name) {
+                continue;
+            }
+            let bound = binding.attrs.iter().find(|b| b.name == name);
+            let shown = match bound.map(|b| (&b.kind, b.source)) {
+                Some((AttrKind::Value(v), crate::calls::Source::Call)) => {
+                    (attr_text(model, v), AttrSource::Call)
+                }
+                Some((AttrKind::Value(v), crate::calls::Source::Default)) => {
+                    (attr_text(model, v), AttrSource::Default)
+                }
+                Some((AttrKind::Ref { name: r, .. }, _)) => self.resolve_ref(outer, r),
+                Some((AttrKind::Raw(_), _)) => ("?".to_string(), AttrSource::Call),
+                None => (format!("@{name}"), AttrSource::Unset),
             };
             attrs.push((name.to_string(), shown.0, shown.1));
         }
@@ -134,7 +155,7 @@ impl View {
                 node,
                 callee: Some(f),
             } => {
-                let inner = self.call_context(model, node, f, ctx);
+                let inner = self.call_context(model, id, node, f, ctx);
                 let body = model.function(f).body;
                 let g = model.graph(body);
                 let ins: Vec<ValueId> = g.inputs.iter().filter_map(|i| i.value).collect();
@@ -145,7 +166,7 @@ impl View {
             ItemKind::Node { node, callee: None } => {
                 let mut out = Vec::new();
                 for a in &model.node(node).attributes {
-                    let graphs = a.graphs();
+                    let graphs: Vec<GraphId> = a.graphs().collect();
                     let many = graphs.len() > 1;
                     for (k, graph) in graphs.into_iter().enumerate() {
                         let label = if many {
@@ -436,18 +457,15 @@ impl View {
     fn node_item_unpushed(&mut self, model: &Model, parent: ItemId, n: NodeId, ctx: u32) -> Item {
         let node = model.node(n);
         let domain = crate::ir::normalize_domain(node.domain());
-        let callee = if self.functions.is_empty() {
-            None
-        } else {
-            self.functions
-                .get(&crate::ir::FunctionKey {
-                    domain: domain.to_string(),
-                    name: node.op_type().to_string(),
-                    overload: node.overload().to_string(),
-                })
-                .copied()
+        let (callee, problem) = match crate::calls::resolve(model, &self.functions, n) {
+            crate::calls::Resolved::Function(f) => (Some(f), None),
+            crate::calls::Resolved::Missing => {
+                let p = crate::calls::missing_function(model, n);
+                (None, Some(format!("{} [{}]", p.message, p.code)))
+            }
+            crate::calls::Resolved::NotACall => (None, None),
         };
-        let has_graphs = node.attributes.iter().any(|a| !a.graphs().is_empty());
+        let has_graphs = node.has_subgraphs();
         let mut item = View::blank(
             Some(parent),
             ItemKind::Node { node: n, callee },
@@ -455,6 +473,7 @@ impl View {
             ctx,
         );
         item.subtitle = node.name().to_string();
+        item.problem = problem;
         if !domain.is_empty() || !node.overload().is_empty() {
             let mut badge = domain.to_string();
             if !node.overload().is_empty() {
@@ -464,7 +483,7 @@ impl View {
             item.badge = Some(badge);
         }
         for a in &node.attributes {
-            if !a.graphs().is_empty() {
+            if a.has_graphs() {
                 continue;
             }
             let (value, source) = match &a.kind {
@@ -708,7 +727,7 @@ fn reads_into(model: &Model, n: NodeId, out: &mut Vec<ValueId>) {
             out.push(v);
         }
     }
-    if node.attributes.iter().all(|a| a.graphs().is_empty()) {
+    if !node.has_subgraphs() {
         return;
     }
     let depth = model.depth(node.graph);

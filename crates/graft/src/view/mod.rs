@@ -116,6 +116,10 @@ pub struct Item {
     pub(crate) nodes: Vec<NodeId>,
     /// For namespace groups: how many path components the group's prefix has.
     pub(crate) depth: u32,
+    /// For a call: what `crate::calls` finds wrong with it (`message [code]`), known
+    /// once the call is expanded (or at once for a call of a missing function). Its
+    /// body is still shown, bound as far as the rules allow.
+    pub problem: Option<String>,
 }
 
 /// The attribute values a function body sees at one call site.
@@ -139,7 +143,7 @@ pub struct View {
     pub(crate) stamp: u32,
     pub(crate) reads_inside: Vec<u32>,
     /// Local functions by key.
-    pub(crate) functions: FxMap<crate::ir::FunctionKey, FunctionId>,
+    pub(crate) functions: crate::ir::FunctionIndex,
     /// Initializer values -> (graph, index in its initializers).
     pub(crate) initializers: FxMap<ValueId, (GraphId, usize)>,
     /// The type of each value whose type the model states (graph inputs, outputs,
@@ -174,10 +178,7 @@ impl View {
     }
 
     fn empty(model: &Model) -> View {
-        let mut functions = FxMap::default();
-        for &f in &model.functions {
-            functions.entry(model.function(f).key()).or_insert(f);
-        }
+        let functions = crate::ir::FunctionIndex::new(model);
         let mut initializers = FxMap::default();
         let mut types = FxMap::default();
         for (g, graph) in model.graphs.iter() {
