@@ -447,6 +447,23 @@ impl CallBinding {
     /// The first error of the callee ([`function_problems`]) or of the call, as a
     /// refusal; `Ok` when a pass may expand or specialize the call.
     pub fn check(&self, model: &Model, index: &FunctionIndex) -> Result<(), CallError> {
+        let key = model.function(self.callee).key();
+        if let Some(&other) = index
+            .duplicates()
+            .iter()
+            .find(|&&d| model.function(d).key() == key)
+        {
+            let body = model.function(other).body;
+            let problem = Problem {
+                code: "check.function-duplicate",
+                severity: Severity::Error,
+                message: format!(
+                    "function {key} is defined more than once, so the call is ambiguous"
+                ),
+                at: Location::graph(body),
+            };
+            return Err(CallError::new(model, self.call, &problem));
+        }
         let callee = function_problems(model, index, self.callee);
         match callee
             .iter()

@@ -696,6 +696,12 @@ impl<'m> Engine<'m> {
         let Some(node) = model.nodes.get(n) else {
             return;
         };
+        if !self.functions.is_empty()
+            && crate::calls::resolve(model, &self.functions, n) == crate::calls::Resolved::Missing
+        {
+            let e = crate::calls::CallError::missing(model, n);
+            self.report_node(n, e.code, format!("{}: {}", e.call, e.message));
+        }
         if let Some(f) = self.functions.callee(model, n) {
             self.calls.insert(n, ());
             self.call(n, node, f, ctx);

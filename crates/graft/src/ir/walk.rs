@@ -200,6 +200,11 @@ impl FunctionIndex {
         self.get(&call_key(node))
     }
 
+    /// Whether the model has no local function.
+    pub fn is_empty(&self) -> bool {
+        self.by_key.is_empty()
+    }
+
     /// Functions listed after another with the same key.
     pub fn duplicates(&self) -> &[FunctionId] {
         &self.duplicates

@@ -187,10 +187,16 @@ pub fn specialize_with(
     if work.nodes.get(call).is_none() {
         return Err(SpecializeError::NoSuchNode(format!("{call:?}")));
     }
-    let Some(mut callee) = s.callee(&work, call) else {
-        return Err(SpecializeError::NotACall {
-            node: describe(&work, call),
-        });
+    let mut callee = match crate::calls::resolve(&work, &s.functions, call) {
+        crate::calls::Resolved::Function(f) => f,
+        crate::calls::Resolved::Missing => {
+            return Err(crate::calls::CallError::missing(&work, call).into());
+        }
+        crate::calls::Resolved::NotACall => {
+            return Err(SpecializeError::NotACall {
+                node: describe(&work, call),
+            });
+        }
     };
     // Re-specialization: go back to the generic of the same name.
     let current = work.function(callee).key();
@@ -300,6 +306,9 @@ pub fn specialize_all_with(
             .all(|a| matches!(a.kind, AttrKind::Value(_)));
         if has_attrs && all_values {
             s.call(&mut work, n, callee)?;
+        } else {
+            // Left as it is, but not when it breaks a call rule: the pass refuses.
+            CallBinding::bind(&work, n, callee).check(&work, &s.functions)?;
         }
     }
     s.finish(&mut work);
