@@ -109,6 +109,14 @@ pub fn expand_standard_ops(
                 {
                     continue;
                 }
+                // In a function body, an optional input fed by a formal parameter is
+                // present at some calls and not at others: its expansion would differ.
+                if let Some(formal) = optional_formal(model, n) {
+                    skipped.push(format!(
+                        "{op}: its optional input {formal:?} is a parameter of the function it is in, which a call may omit"
+                    ));
+                    continue;
+                }
                 // A node whose body cannot be had is left, not the pass refused.
                 match source(model, n, Some(&inferred)) {
                     Ok(_) => nodes.push(n),
@@ -128,6 +136,26 @@ pub fn expand_standard_ops(
     let mut report = expand(model, &nodes, &inferred)?;
     report.skipped = skipped;
     Ok(report)
+}
+
+/// The name of a formal input of the function whose body holds node `n` that `n`
+/// reads in an optional slot of its schema, if any.
+fn optional_formal(model: &Model, n: NodeId) -> Option<String> {
+    let node = model.node(n);
+    let f = model.enclosing_function(node.graph)?;
+    let function = model.function(f);
+    let formals = &model.graph(function.body).inputs;
+    let version = crate::calls::version_in(function, node.domain())?;
+    let schema = crate::schema::lookup(node.domain(), node.op_type(), version)?;
+    node.inputs.iter().enumerate().find_map(|(slot, input)| {
+        let v = (*input)?;
+        let optional = schema
+            .inputs
+            .get(slot)
+            .is_some_and(|p| p.option == crate::schema::ParamOption::Optional);
+        (optional && formals.iter().any(|i| i.value == Some(v)))
+            .then(|| model.value(v).name.clone())
+    })
 }
 
 /// The body of a standard-op node as a model holding one function (the registry's or
