@@ -6,8 +6,8 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
-use graft::builder::{is_keyword, snake_case};
 use graft::ir::AttrType;
+use graft::ir::{is_keyword, snake_case};
 use graft::schema::{self, OpSchema, ParamOption};
 
 /// The opsets of the default domain that get an operator set.

@@ -1038,7 +1038,7 @@ impl Call {
                 }
             },
         };
-        let snake = snake_case(&op);
+        let snake = crate::ir::snake_case(&op);
         st.counter += 1;
         let c = st.counter;
         let g = st.current();
@@ -1069,90 +1069,6 @@ fn trim(mut inputs: Vec<Option<ValueId>>) -> Vec<Option<ValueId>> {
         inputs.pop();
     }
     inputs
-}
-
-/// `MatMul` → `matmul`, `ReduceSum` → `reduce_sum`, `If` → `if_`: the constructor
-/// names of the generated operator sets (also the base of output names).
-pub fn snake_case(op: &str) -> String {
-    let op = op.replace("MatMul", "Matmul");
-    let chars: Vec<char> = op.chars().collect();
-    let mut out = String::new();
-    for (i, &c) in chars.iter().enumerate() {
-        if c.is_ascii_uppercase() {
-            let prev_lower =
-                i > 0 && (chars[i - 1].is_ascii_lowercase() || chars[i - 1].is_ascii_digit());
-            let next_lower = chars.get(i + 1).is_some_and(|n| n.is_ascii_lowercase());
-            let prev_upper = i > 0 && chars[i - 1].is_ascii_uppercase();
-            if i > 0 && (prev_lower || (prev_upper && next_lower)) {
-                out.push('_');
-            }
-            out.push(c.to_ascii_lowercase());
-        } else {
-            out.push(c);
-        }
-    }
-    if is_keyword(&out) {
-        out.push('_');
-    }
-    out
-}
-
-/// A Rust keyword (a generated name gets a `_` after it).
-pub fn is_keyword(s: &str) -> bool {
-    matches!(
-        s,
-        "as" | "break"
-            | "const"
-            | "continue"
-            | "crate"
-            | "else"
-            | "enum"
-            | "extern"
-            | "false"
-            | "fn"
-            | "for"
-            | "if"
-            | "impl"
-            | "in"
-            | "let"
-            | "loop"
-            | "match"
-            | "mod"
-            | "move"
-            | "mut"
-            | "pub"
-            | "ref"
-            | "return"
-            | "self"
-            | "Self"
-            | "static"
-            | "struct"
-            | "super"
-            | "trait"
-            | "true"
-            | "type"
-            | "unsafe"
-            | "use"
-            | "where"
-            | "while"
-            | "async"
-            | "await"
-            | "dyn"
-            | "abstract"
-            | "become"
-            | "box"
-            | "do"
-            | "final"
-            | "macro"
-            | "override"
-            | "priv"
-            | "typeof"
-            | "unsized"
-            | "virtual"
-            | "yield"
-            | "try"
-            | "gen"
-    )
 }
 
 /// The type as the schema's type constraints spell it: `tensor(float)`,

@@ -758,7 +758,7 @@ fn add_node(
     let mut out_names = Vec::new();
     if outputs.is_empty() {
         let count = schema.map_or(1, |s| s.min_outputs.max(1));
-        let base = crate::builder::snake_case(op_type);
+        let base = crate::ir::snake_case(op_type);
         let base = base.trim_end_matches('_');
         for k in 0..count {
             let mut j = 1;

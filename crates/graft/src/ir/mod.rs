@@ -22,7 +22,7 @@ pub use data::{
     normalize_domain,
 };
 pub use ids::{Arena, ArenaId, FunctionId, GraphId, NodeId, ValueId};
-pub use names::Names;
+pub use names::{Names, is_keyword, snake_case};
 pub use touched::Touched;
 pub use walk::{FunctionIndex, ScopeTree, call_key};
 
