@@ -1943,6 +1943,7 @@ fn build_model(st: &State, inputs: &[(&str, &Var)], outputs: &[(&str, &Var)]) ->
     let mut keep_nodes: HashSet<NodeId> = HashSet::new();
     let mut stack: Vec<ValueId> = output_ids.clone();
     let mut called: Vec<FunctionId> = Vec::new();
+    let index = crate::ir::FunctionIndex::new(&m);
     while let Some(v) = stack.pop() {
         let ValueDef::Node(n) = m.value(v).def else {
             continue;
@@ -1959,19 +1960,13 @@ fn build_model(st: &State, inputs: &[(&str, &Var)], outputs: &[(&str, &Var)]) ->
                     stack.push(*i);
                 }
             }
-            if let Some(f) = m.functions.iter().copied().find(|&f| {
-                let func = m.function(f);
-                func.domain.as_deref().unwrap_or("") == node.domain.as_deref().unwrap_or("")
-                    && func.name.as_deref() == node.op_type.as_deref()
-                    && func.overload.as_deref().unwrap_or("") == node.overload()
-            }) && !called.contains(&f)
+            if let Some(f) = index.callee(&m, k)
+                && !called.contains(&f)
             {
                 called.push(f);
             }
-            for a in &node.attributes {
-                for g in a.graphs() {
-                    nodes.extend(m.graph(g).nodes.iter().copied());
-                }
+            for g in node.subgraphs() {
+                nodes.extend(m.graph(g).nodes.iter().copied());
             }
         }
     }
@@ -1990,23 +1985,11 @@ fn build_model(st: &State, inputs: &[(&str, &Var)], outputs: &[(&str, &Var)]) ->
     let mut k = 0;
     while k < called.len() {
         let body = m.function(called[k]).body;
-        let mut nodes: Vec<NodeId> = m.graph(body).nodes.clone();
-        while let Some(n) = nodes.pop() {
-            let node = m.node(n);
-            for &f in &m.functions {
-                let func = m.function(f);
-                if func.domain.as_deref().unwrap_or("") == node.domain.as_deref().unwrap_or("")
-                    && func.name.as_deref() == node.op_type.as_deref()
-                    && func.overload.as_deref().unwrap_or("") == node.overload()
-                    && !called.contains(&f)
-                {
-                    called.push(f);
-                }
-            }
-            for a in &node.attributes {
-                for g in a.graphs() {
-                    nodes.extend(m.graph(g).nodes.iter().copied());
-                }
+        for n in m.nodes_under(body) {
+            if let Some(f) = index.callee(&m, n)
+                && !called.contains(&f)
+            {
+                called.push(f);
             }
         }
         k += 1;
@@ -2055,18 +2038,9 @@ fn build_model(st: &State, inputs: &[(&str, &Var)], outputs: &[(&str, &Var)]) ->
     main_graph.outputs = outputs_info;
     // Opset imports: the domains used.
     let domains_of = |m: &Model, root: GraphId| {
-        let mut used: HashSet<String> = HashSet::new();
-        let mut graphs = vec![root];
-        while let Some(g) = graphs.pop() {
-            for &n in &m.graph(g).nodes {
-                let node = m.node(n);
-                used.insert(node.domain().to_string());
-                for a in &node.attributes {
-                    graphs.extend(a.graphs());
-                }
-            }
-        }
-        used
+        m.nodes_under(root)
+            .map(|n| m.node(n).domain().to_string())
+            .collect::<HashSet<String>>()
     };
     let imports = |used: &HashSet<String>| -> Vec<OpsetId> {
         st.versions

@@ -283,7 +283,7 @@ impl Checked {
                 .or_default()
                 .extend(node.outputs.iter().flatten());
             let removed = touched.removed.contains(&n);
-            for sub in node.attributes.iter().flat_map(|a| a.graphs()) {
+            for sub in node.subgraphs() {
                 if !valid_graph(sub) {
                     continue;
                 }

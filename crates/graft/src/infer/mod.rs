@@ -727,12 +727,10 @@ impl<'m> Engine<'m> {
             }
         }
         // Subgraphs no rule above visited: from their own stated types.
-        for a in &node.attributes {
-            for g in a.graphs() {
-                if !self.visited.get(g.index()).copied().unwrap_or(true) {
-                    self.graph_inputs_stated(g);
-                    self.run_graph(g, ctx);
-                }
+        for g in node.subgraphs() {
+            if !self.visited.get(g.index()).copied().unwrap_or(true) {
+                self.graph_inputs_stated(g);
+                self.run_graph(g, ctx);
             }
         }
     }
@@ -966,8 +964,7 @@ impl<'m> Engine<'m> {
     /// Folds the types a call gave a body's values into their merge over all calls.
     fn merge_function_values(&mut self, body: GraphId) {
         let model = self.model;
-        let mut stack = vec![body];
-        while let Some(g) = stack.pop() {
+        for g in model.scope_tree(body) {
             let graph = &model.graphs[g];
             let ids = graph
                 .inputs
@@ -990,11 +987,6 @@ impl<'m> Engine<'m> {
                     },
                 };
                 self.fn_types.insert(v, merged);
-            }
-            for &n in &graph.nodes {
-                for a in &model.nodes[n].attributes {
-                    stack.extend(a.graphs());
-                }
             }
         }
     }

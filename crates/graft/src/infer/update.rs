@@ -453,32 +453,17 @@ impl Update {
     /// Whether a node of `n`'s subgraphs reads a dirty value from outside them (of
     /// depth at most `depth`, the depth of `n`'s graph).
     fn captures_dirty(&self, model: &Model, n: NodeId, depth: u32) -> bool {
-        let mut stack: Vec<GraphId> = Vec::new();
-        for a in &model.nodes[n].attributes {
-            stack.extend(a.graphs());
-        }
-        while let Some(g) = stack.pop() {
-            let Some(graph) = model.graphs.get(g) else {
-                continue;
-            };
-            for &m in &graph.nodes {
-                let node = &model.nodes[m];
-                for &v in node.inputs.iter().flatten() {
-                    if self.is_dirty(v)
+        model.graphs_within(n).any(|g| {
+            model.graph(g).nodes.iter().any(|&m| {
+                model.nodes[m].inputs.iter().flatten().any(|&v| {
+                    self.is_dirty(v)
                         && model
                             .values
                             .get(v)
                             .is_some_and(|x| self.depth(x.graph) <= depth)
-                    {
-                        return true;
-                    }
-                }
-                for a in &node.attributes {
-                    stack.extend(a.graphs());
-                }
-            }
-        }
-        false
+                })
+            })
+        })
     }
 
     /// Infers `n` (and its subgraphs) again; marks its outputs that changed.
@@ -508,14 +493,8 @@ impl Update {
             let t = e.types.get_mut(v.index()).and_then(Option::take);
             before.push((v, t, e.consts.remove(&v)));
         }
-        let mut stack: Vec<GraphId> = Vec::new();
-        for a in &node.attributes {
-            stack.extend(a.graphs());
-        }
-        while let Some(g) = stack.pop() {
-            let Some(graph) = model.graphs.get(g) else {
-                continue;
-            };
+        for g in model.graphs_within(n) {
+            let graph = model.graph(g);
             let values = graph
                 .inputs
                 .iter()
@@ -535,13 +514,8 @@ impl Update {
                 }
                 e.consts.remove(&v);
             }
-            for &m in &graph.nodes {
-                if is_call(e, m) {
-                    return Err(Fallback);
-                }
-                for a in &model.nodes[m].attributes {
-                    stack.extend(a.graphs());
-                }
+            if graph.nodes.iter().any(|&m| is_call(e, m)) {
+                return Err(Fallback);
             }
         }
         Ok(before)

@@ -60,6 +60,17 @@ impl Model {
         }
     }
 
+    /// Every graph node `n` holds, at any depth (the scope trees of its subgraphs).
+    pub fn graphs_within(&self, n: NodeId) -> impl Iterator<Item = GraphId> + '_ {
+        self.nodes[n].subgraphs().flat_map(|s| self.scope_tree(s))
+    }
+
+    /// Every node of every graph node `n` holds, at any depth (not `n` itself).
+    pub fn nodes_within(&self, n: NodeId) -> impl Iterator<Item = NodeId> + '_ {
+        self.graphs_within(n)
+            .flat_map(|g| self.graphs[g].nodes.iter().copied())
+    }
+
     /// The scope trees of several roots, one after the other.
     pub fn scope_trees<'m>(
         &'m self,

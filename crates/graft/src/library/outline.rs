@@ -12,8 +12,8 @@ use std::collections::HashSet;
 use super::{LibraryError, import_domain};
 use crate::hash::{FxBuild, FxMap};
 use crate::ir::{
-    AttrKind, Attribute, Function, FunctionId, FunctionKey, Graph, GraphId, GraphOwner, Model,
-    Node, NodeId, ValueDef, ValueId, ValueInfo, normalize_domain,
+    AttrKind, Attribute, Function, FunctionId, FunctionKey, Graph, GraphOwner, Model, Node, NodeId,
+    ValueDef, ValueId, ValueInfo, normalize_domain,
 };
 
 use crate::ir::Names;
@@ -22,19 +22,8 @@ use crate::ir::Names;
 fn reads(model: &Model, n: NodeId) -> Vec<ValueId> {
     let node = model.node(n);
     let mut out: Vec<ValueId> = node.inputs.iter().flatten().copied().collect();
-    for a in &node.attributes {
-        for g in a.graphs() {
-            let tree: HashSet<GraphId, FxBuild> = model.scope_tree(g).collect();
-            for &sub in &tree {
-                for &m in &model.graph(sub).nodes {
-                    for &v in model.node(m).inputs.iter().flatten() {
-                        if !tree.contains(&model.value(v).graph) {
-                            out.push(v);
-                        }
-                    }
-                }
-            }
-        }
+    for g in node.subgraphs() {
+        out.extend(model.free_values(g));
     }
     out
 }
@@ -189,18 +178,12 @@ pub fn outline(
     // Attribute references the selection makes (to forward from the caller).
     let mut refs: Vec<(String, crate::ir::AttrType)> = Vec::new();
     for &n in &selected_order {
-        let mut stack = vec![n];
-        while let Some(m) = stack.pop() {
+        for m in std::iter::once(n).chain(model.nodes_within(n)) {
             for a in &model.node(m).attributes {
                 if let AttrKind::Ref { name, ty } = &a.kind
                     && !refs.iter().any(|(r, _)| r == name)
                 {
                     refs.push((name.clone(), *ty));
-                }
-                for sub in a.graphs() {
-                    for s in model.scope_tree(sub) {
-                        stack.extend(model.graph(s).nodes.iter().copied());
-                    }
                 }
             }
         }
@@ -258,8 +241,8 @@ pub fn outline(
     // Rewire the moved nodes and everything under them.
     for &n in &selected_order {
         model.nodes[n].graph = body;
-        let mut stack = vec![n];
-        while let Some(m) = stack.pop() {
+        let all: Vec<NodeId> = std::iter::once(n).chain(model.nodes_within(n)).collect();
+        for m in all {
             let node = &mut model.nodes[m];
             for v in node
                 .inputs
@@ -269,12 +252,6 @@ pub fn outline(
             {
                 if let Some(&to) = map.get(v) {
                     *v = to;
-                }
-            }
-            let subs: Vec<GraphId> = node.attributes.iter().flat_map(|a| a.graphs()).collect();
-            for sub in subs {
-                for s in model.scope_tree(sub) {
-                    stack.extend(model.graph(s).nodes.iter().copied());
                 }
             }
         }

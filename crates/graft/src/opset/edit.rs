@@ -19,7 +19,7 @@ pub(crate) struct Ctx<'a> {
     pub to: i64,
     /// Every value name of the model: new names avoid all of them, so they clash with
     /// nothing in any scope and shadow nothing.
-    names: HashSet<String>,
+    names: crate::ir::Names,
     /// The node being converted.
     pub node: NodeId,
     /// Nodes to place before and after it.
@@ -173,7 +173,8 @@ fn tensor_type(model: &Model, v: ValueId) -> Option<&crate::ir::TensorType> {
 
 impl<'a> Ctx<'a> {
     pub fn new(model: &'a mut Model, to: i64) -> Self {
-        let names = model.values.iter().map(|(_, v)| v.name.clone()).collect();
+        let names = crate::ir::Names::taking(model.values.iter().map(|(_, v)| v.name.as_str()))
+            .first_suffix(1);
         Ctx {
             model,
             to,
@@ -220,14 +221,7 @@ impl<'a> Ctx<'a> {
 
     /// A name no value of the model has.
     pub fn fresh(&mut self, hint: &str) -> String {
-        let mut name = hint.to_string();
-        let mut i = 1;
-        while self.names.contains(&name) {
-            name = format!("{hint}_{i}");
-            i += 1;
-        }
-        self.names.insert(name.clone());
-        name
+        self.names.fresh(hint)
     }
 
     /// A name hint from the node's first output.

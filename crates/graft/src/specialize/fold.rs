@@ -7,8 +7,8 @@
 use std::collections::{HashMap, HashSet};
 
 use crate::ir::{
-    AttrKind, AttrValue, Attribute, DimValue, GraphId, Model, Node, NodeId, Tensor, TypeValue,
-    ValueDef, ValueId, dtype,
+    AttrKind, AttrValue, Attribute, DimValue, GraphId, Model, Names, Node, NodeId, Tensor,
+    TypeValue, ValueDef, ValueId, dtype,
 };
 
 /// Results above this many elements are left alone.
@@ -242,12 +242,7 @@ fn fold_graph(
             stats.folded_nodes += 1;
             continue;
         }
-        let subgraphs: Vec<GraphId> = model
-            .node(n)
-            .attributes
-            .iter()
-            .flat_map(|a| a.graphs())
-            .collect();
+        let subgraphs: Vec<GraphId> = model.node(n).subgraphs().collect();
         for sub in subgraphs {
             fold_graph(model, root, sub, known, stats);
         }
@@ -295,33 +290,25 @@ fn inline_branch(model: &mut Model, root: GraphId, n: NodeId, branch: GraphId) -
     let g = if_node.graph;
     // Names in use in the body, but for those inside the If's own branches (the taken
     // one moves, the other goes).
-    let inside_if: HashSet<NodeId> = if_node
-        .attributes
-        .iter()
-        .flat_map(|a| a.graphs())
-        .flat_map(|sub| model.nodes_under(sub))
-        .collect();
-    let mut taken: HashSet<String> = HashSet::new();
-    for m in model.nodes_under(root).filter(|m| !inside_if.contains(m)) {
-        for v in model.node(m).outputs.iter().flatten() {
-            taken.insert(model.value(*v).name.clone());
-        }
-    }
-    let mut stack = vec![root];
-    while let Some(x) = stack.pop() {
+    let in_branches = |x: GraphId| {
+        model
+            .scope_chain(x)
+            .any(|c| matches!(model.graph(c).owner, crate::ir::GraphOwner::Node(m) if m == n))
+    };
+    let mut names = Names::default();
+    for x in model.scope_tree(root).filter(|&x| !in_branches(x)) {
         let graph = model.graph(x);
-        if x != root && matches!(graph.owner, crate::ir::GraphOwner::Node(m) if m == n) {
-            continue;
-        }
-        for i in &graph.inputs {
-            if let Some(v) = i.value {
-                taken.insert(model.value(v).name.clone());
-            }
-        }
-        for &m in &graph.nodes {
-            for a in &model.node(m).attributes {
-                stack.extend(a.graphs());
-            }
+        let outputs = graph
+            .nodes
+            .iter()
+            .flat_map(|&m| model.node(m).outputs.iter().flatten());
+        for &v in graph
+            .inputs
+            .iter()
+            .filter_map(|i| i.value.as_ref())
+            .chain(outputs)
+        {
+            names.claim(&model.value(v).name);
         }
     }
     let moved: HashSet<NodeId> = b.nodes.iter().copied().collect();
@@ -331,14 +318,7 @@ fn inline_branch(model: &mut Model, root: GraphId, n: NodeId, branch: GraphId) -
         for v in model.nodes[m].outputs.clone().into_iter().flatten() {
             let value = &mut model.values[v];
             value.graph = g;
-            let base = value.name.clone();
-            let mut name = base.clone();
-            let mut k = 2;
-            while taken.contains(&name) {
-                name = format!("{base}_{k}");
-                k += 1;
-            }
-            taken.insert(name.clone());
+            let name = names.fresh(&value.name);
             model.values[v].name = name;
         }
     }
@@ -364,13 +344,12 @@ fn inline_branch(model: &mut Model, root: GraphId, n: NodeId, branch: GraphId) -
                 .nodes
                 .iter()
                 .flat_map(|&m| {
-                    let mut all = vec![m];
-                    for a in &model.node(m).attributes {
-                        for sub in a.graphs() {
-                            all.extend(model.nodes_under(sub));
-                        }
-                    }
-                    all
+                    std::iter::once(m).chain(
+                        model
+                            .node(m)
+                            .subgraphs()
+                            .flat_map(|sub| model.nodes_under(sub)),
+                    )
                 })
                 .collect();
             for u in users {
@@ -891,18 +870,13 @@ fn gather(data: &Const, indices: &Const, axis: i64) -> Option<Const> {
 fn remove_dead(model: &mut Model, root: GraphId, stats: &mut Stats) {
     loop {
         let mut used: HashSet<ValueId> = HashSet::new();
-        let mut graphs = vec![root];
-        let mut k = 0;
-        while let Some(&g) = graphs.get(k) {
-            k += 1;
+        let graphs: Vec<GraphId> = model.scope_tree(root).collect();
+        for &g in &graphs {
             let graph = model.graph(g);
             used.extend(graph.outputs.iter().filter_map(|o| o.value));
             for &n in &graph.nodes {
                 let node = model.node(n);
                 used.extend(node.inputs.iter().flatten());
-                for a in &node.attributes {
-                    graphs.extend(a.graphs());
-                }
             }
         }
         let mut changed = false;

@@ -551,7 +551,11 @@ impl View {
         item.is_group = true;
         item.expanded = true;
         item.children = None;
-        item.consumes = outer_reads(model, graph, model.depth(graph));
+        let mut seen: Set<ValueId> = Set::default();
+        item.consumes = model
+            .free_values(graph)
+            .filter(|&v| seen.insert(v))
+            .collect();
         item.produces = Vec::new();
         self.push(item)
     }
@@ -730,42 +734,13 @@ fn reads_into(model: &Model, n: NodeId, out: &mut Vec<ValueId>) {
     if !node.has_subgraphs() {
         return;
     }
-    let depth = model.depth(node.graph);
-    for a in &node.attributes {
-        for g in a.graphs() {
-            for v in outer_reads(model, g, depth + 1) {
-                if !out.contains(&v) {
-                    out.push(v);
-                }
+    for g in node.subgraphs() {
+        for v in model.free_values(g) {
+            if !out.contains(&v) {
+                out.push(v);
             }
         }
     }
-}
-
-/// Values read anywhere under `graph` (iteratively) that are defined in a graph
-/// shallower than `depth`, i.e. outside `graph`.
-fn outer_reads(model: &Model, graph: GraphId, depth: usize) -> Vec<ValueId> {
-    let mut out = Vec::new();
-    let mut seen: Set<ValueId> = Set::default();
-    let mut stack = vec![graph];
-    while let Some(g) = stack.pop() {
-        for &n in &model.graph(g).nodes {
-            let node = model.node(n);
-            for &v in node.inputs.iter().flatten() {
-                let value = model.value(v);
-                if value.def != ValueDef::Undefined
-                    && model.depth(value.graph) < depth
-                    && seen.insert(v)
-                {
-                    out.push(v);
-                }
-            }
-            for a in &node.attributes {
-                stack.extend(a.graphs());
-            }
-        }
-    }
-    out
 }
 
 fn is_weight(model: &Model, v: ValueId) -> bool {
