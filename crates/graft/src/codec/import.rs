@@ -10,26 +10,18 @@
 //! attributes in scope order. Subgraphs are read in the second step, when every name
 //! of the enclosing graph is known.
 
-use std::collections::HashMap;
-
 use super::wire::{
     DecodeError, Input, MAX_DEPTH, Result, Wire, push_fixed32, push_fixed64, push_varints,
 };
 use crate::diag::{Diagnostic, Location, Severity};
-use crate::hash::FxBuild;
 use crate::ir::*;
-
-type Scope<'a> = HashMap<&'a str, ValueId, FxBuild>;
 
 pub(super) struct Importer<'a> {
     input: Input<'a>,
     model: Model,
-    /// Names visible at the current point, innermost scope last. A function body starts
-    /// a fresh stack: it sees nothing outside itself.
-    scopes: Vec<Scope<'a>>,
+    /// Names visible at the current point (`ir::Resolver`: ONNX's scope rules).
+    scopes: Resolver,
     depth: u32,
-    /// The main graph's names, kept for training graphs, which may read them.
-    main_scope: Option<Scope<'a>>,
     /// Diagnostics whose location is described once the IR is complete.
     pending: Vec<(Severity, &'static str, String, Location)>,
 }
@@ -57,9 +49,8 @@ pub(super) fn decode(bytes: &bytes::Bytes) -> Result<(Model, Vec<Diagnostic>)> {
     let mut importer = Importer {
         input: Input { bytes },
         model: Model::default(),
-        scopes: Vec::new(),
+        scopes: Resolver::default(),
         depth: 0,
-        main_scope: None,
         pending: Vec::new(),
     };
     importer.model(0, bytes.len())?;
@@ -163,8 +154,7 @@ impl<'a> Importer<'a> {
     fn training_info(&mut self, index: usize, start: usize, end: usize) -> Result<TrainingInfo> {
         self.enter()?;
         // Training graphs may read the main graph's values (its initializers).
-        let main_scope = self.main_scope.clone().unwrap_or_default();
-        let saved = std::mem::replace(&mut self.scopes, vec![main_scope]);
+        let saved = self.scopes.enter_training();
         let mut info = TrainingInfo::default();
         let mut fields = self.input.fields(start, end);
         while let Some((number, wire)) = fields.next_field()? {
@@ -180,7 +170,7 @@ impl<'a> Importer<'a> {
                 _ => self.unknown("TrainingInfoProto", number, wire),
             }
         }
-        self.scopes = saved;
+        self.scopes.restore(saved);
         self.leave();
         Ok(info)
     }
@@ -223,7 +213,7 @@ impl<'a> Importer<'a> {
                 _ => self.unknown("FunctionProto", number, wire),
             }
         }
-        let saved = std::mem::replace(&mut self.scopes, vec![Scope::default()]);
+        let saved = self.scopes.enter_function();
         for name in inputs {
             let value = self.define(body, name, ValueDef::Input);
             self.model.graphs[body].inputs.push(ValueInfo {
@@ -245,7 +235,7 @@ impl<'a> Importer<'a> {
             let a = self.attribute(s, e, GraphOwner::Function(id), body, None)?;
             function.attribute_proto.push(a);
         }
-        self.scopes = saved;
+        self.scopes.restore(saved);
         self.leave();
         Ok(self.model.function_arena.push(function))
     }
@@ -292,7 +282,7 @@ impl<'a> Importer<'a> {
             }
         }
 
-        self.scopes.push(Scope::default());
+        self.scopes.enter_graph();
         let mut graph_inputs = Vec::with_capacity(inputs.len());
         for PendingInfo { name, mut info } in inputs {
             info.value = name.map(|n| self.define(id, n, ValueDef::Input));
@@ -320,10 +310,7 @@ impl<'a> Importer<'a> {
         let g = &mut self.model.graphs[id];
         g.outputs = outputs;
         g.value_info = value_info;
-        let scope = self.scopes.pop();
-        if owner == GraphOwner::Model {
-            self.main_scope = scope;
-        }
+        self.scopes.leave_graph(owner);
         self.leave();
         Ok(id)
     }
@@ -331,9 +318,7 @@ impl<'a> Importer<'a> {
     /// Defines every node's outputs (so subgraphs and out-of-order nodes can refer to
     /// any name of the graph), then reads attributes and resolves inputs.
     fn nodes(&mut self, graph: GraphId, pending: PendingNodes<'a>) -> Result<()> {
-        if let Some(scope) = self.scopes.last_mut() {
-            scope.reserve(pending.outputs.len());
-        }
+        self.scopes.reserve(pending.outputs.len());
         self.model.values.reserve(pending.outputs.len());
         let mut start = 0;
         for &(id, _, outputs_end, _) in &pending.nodes {
@@ -437,71 +422,48 @@ impl<'a> Importer<'a> {
             .collect()
     }
 
-    fn define(&mut self, graph: GraphId, name: &'a str, def: ValueDef) -> ValueId {
-        let id = self.model.values.push(Value {
-            name: name.to_owned(),
-            graph,
-            def,
-        });
-        let duplicate = self
-            .scopes
-            .last_mut()
-            .is_some_and(|scope| match scope.entry(name) {
-                std::collections::hash_map::Entry::Occupied(_) => true,
-                std::collections::hash_map::Entry::Vacant(slot) => {
-                    slot.insert(id);
-                    false
-                }
-            });
-        if duplicate {
-            self.report(
-                Severity::Warning,
-                "import.duplicate-name",
-                format!("{name:?} is defined more than once in this graph"),
-                Location {
-                    graph: Some(graph),
-                    ..Location::default()
-                },
-            );
+    fn define(&mut self, graph: GraphId, name: &str, def: ValueDef) -> ValueId {
+        let (id, fresh) = self.scopes.define(&mut self.model.values, graph, name, def);
+        if !fresh {
+            self.duplicate(graph, name);
         }
         id
     }
 
     /// An initializer defines its value or, named like a graph input, gives that input
     /// a default.
-    fn define_initializer(&mut self, graph: GraphId, name: &'a str) -> ValueId {
-        if let Some(&existing) = self.scopes.last().and_then(|s| s.get(name))
-            && self.model.values[existing].def == ValueDef::Input
-        {
-            return existing;
-        }
-        self.define(graph, name, ValueDef::Initializer)
-    }
-
-    fn resolve(&mut self, graph: GraphId, name: &'a str, what: &str) -> ValueId {
-        for scope in self.scopes.iter().rev() {
-            if let Some(&id) = scope.get(name) {
-                return id;
-            }
-        }
-        self.report(
-            Severity::Error,
-            "import.undefined-name",
-            format!("{what} {name:?} is not defined in this scope"),
-            Location {
-                graph: Some(graph),
-                ..Location::default()
-            },
-        );
-        let id = self.model.values.push(Value {
-            name: name.to_owned(),
-            graph,
-            def: ValueDef::Undefined,
-        });
-        if let Some(scope) = self.scopes.last_mut() {
-            scope.insert(name, id);
+    fn define_initializer(&mut self, graph: GraphId, name: &str) -> ValueId {
+        let (id, fresh) = self
+            .scopes
+            .define_initializer(&mut self.model.values, graph, name);
+        if !fresh {
+            self.duplicate(graph, name);
         }
         id
+    }
+
+    fn duplicate(&mut self, graph: GraphId, name: &str) {
+        self.report(
+            Severity::Warning,
+            "import.duplicate-name",
+            format!("{name:?} is defined more than once in this graph"),
+            Location::graph(graph),
+        );
+    }
+
+    fn resolve(&mut self, graph: GraphId, name: &str, what: &str) -> ValueId {
+        match self.scopes.resolve(&mut self.model.values, graph, name) {
+            Ok(id) => id,
+            Err(id) => {
+                self.report(
+                    Severity::Error,
+                    "import.undefined-name",
+                    format!("{what} {name:?} is not defined in this scope"),
+                    Location::graph(graph),
+                );
+                id
+            }
+        }
     }
 
     fn attribute(

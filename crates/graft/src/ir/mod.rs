@@ -11,6 +11,7 @@ mod attr;
 mod data;
 mod ids;
 mod names;
+mod scope;
 mod touched;
 mod walk;
 
@@ -23,6 +24,7 @@ pub use data::{
 };
 pub use ids::{Arena, ArenaId, FunctionId, GraphId, NodeId, ValueId};
 pub use names::{Names, is_keyword, snake_case};
+pub use scope::{Resolver, Saved};
 pub use touched::Touched;
 pub use walk::{FunctionIndex, ScopeTree, call_key};
 

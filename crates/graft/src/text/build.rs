@@ -1,84 +1,18 @@
-//! Parsed text → IR, in the order `codec/import.rs` builds it, with the same scope
-//! rules and diagnostics: functions first (each body sees only itself), then the main
+//! Parsed text → IR, in the order `codec/import.rs` builds it, resolving names with
+//! the same `ir::Resolver` and giving the same diagnostics: functions first (each body sees only itself), then the main
 //! graph, then training graphs (which see the main graph). In each graph: inputs,
 //! initializers (one named like an input is that input's default), sparse
 //! initializers, every node's outputs, then each node's attributes (subgraphs) and
 //! inputs, then outputs and value_info. Undefined names and duplicate definitions are
 //! diagnostics, as on import.
 
-use std::collections::HashMap;
-use std::hash::Hasher as _;
-
 use super::ast::*;
 use crate::diag::{Diagnostic, Location, Severity};
-use crate::hash::FxHasher;
 use crate::ir::*;
-
-/// The names one graph defines, by hash: no string is copied to be a key; the value's
-/// own name (in the arena) is compared. The rare colliding hashes are kept aside.
-#[derive(Clone, Default)]
-struct Scope {
-    by_hash: HashMap<u64, ValueId, std::hash::BuildHasherDefault<KeyHasher>>,
-    collisions: Vec<(u64, ValueId)>,
-}
-
-/// Keys are hashes already.
-#[derive(Default)]
-struct KeyHasher(u64);
-
-impl std::hash::Hasher for KeyHasher {
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = (self.0 << 8) | u64::from(b);
-        }
-    }
-
-    fn write_u64(&mut self, v: u64) {
-        self.0 = v;
-    }
-
-    fn finish(&self) -> u64 {
-        self.0
-    }
-}
-
-fn hash(name: &str) -> u64 {
-    let mut h = FxHasher::default();
-    h.write(name.as_bytes());
-    h.finish()
-}
-
-impl Scope {
-    fn get(&self, values: &Arena<ValueId, Value>, name: &str, h: u64) -> Option<ValueId> {
-        let &id = self.by_hash.get(&h)?;
-        if values.get(id).is_some_and(|v| v.name == name) {
-            return Some(id);
-        }
-        self.collisions
-            .iter()
-            .find(|&&(ch, c)| ch == h && values.get(c).is_some_and(|v| v.name == name))
-            .map(|&(_, c)| c)
-    }
-
-    /// Adds `id` under `name`; false when the name is there already.
-    fn insert(&mut self, values: &Arena<ValueId, Value>, name: &str, h: u64, id: ValueId) -> bool {
-        if self.get(values, name, h).is_some() {
-            return false;
-        }
-        match self.by_hash.entry(h) {
-            std::collections::hash_map::Entry::Vacant(slot) => {
-                slot.insert(id);
-            }
-            std::collections::hash_map::Entry::Occupied(_) => self.collisions.push((h, id)),
-        }
-        true
-    }
-}
 
 pub(super) struct Builder {
     pub model: Model,
-    scopes: Vec<Scope>,
-    main_scope: Option<Scope>,
+    scopes: Resolver,
     pending: Vec<(Severity, &'static str, String, Location)>,
 }
 
@@ -86,8 +20,7 @@ impl Builder {
     pub fn new(model: Model) -> Self {
         Self {
             model,
-            scopes: Vec::new(),
-            main_scope: None,
+            scopes: Resolver::default(),
             pending: Vec::new(),
         }
     }
@@ -113,8 +46,7 @@ impl Builder {
             self.model.graph = Some(id);
         }
         for (i, t) in ast.training_info.into_iter().enumerate() {
-            let main = self.main_scope.clone().unwrap_or_default();
-            let saved = std::mem::replace(&mut self.scopes, vec![main]);
+            let saved = self.scopes.enter_training();
             let info = TrainingInfo {
                 initialization: t
                     .initialization
@@ -123,7 +55,7 @@ impl Builder {
                 initialization_binding: t.initialization_binding,
                 update_binding: t.update_binding,
             };
-            self.scopes = saved;
+            self.scopes.restore(saved);
             self.model.training_info.push(info);
         }
         self.model.configuration = ast.configuration;
@@ -134,7 +66,7 @@ impl Builder {
         let body = self.model.graphs.push(Graph::new(GraphOwner::Function(id)));
         let mut nodes = f.nodes;
         let ids = self.push_nodes(body, &mut nodes);
-        let saved = std::mem::replace(&mut self.scopes, vec![Scope::default()]);
+        let saved = self.scopes.enter_function();
         for name in &f.inputs {
             let value = self.define(body, name, ValueDef::Input);
             self.model.graphs[body].inputs.push(ValueInfo {
@@ -157,7 +89,7 @@ impl Builder {
             .into_iter()
             .map(|a| self.attribute(a, GraphOwner::Function(id), body, None))
             .collect();
-        self.scopes = saved;
+        self.scopes.restore(saved);
         self.model.function_arena.push(Function {
             name: f.name,
             domain: f.domain,
@@ -191,7 +123,7 @@ impl Builder {
         graph.metadata_props = metadata_props;
         let id = self.model.graphs.push(graph);
         let ids = self.push_nodes(id, &mut nodes);
-        self.scopes.push(Scope::default());
+        self.scopes.enter_graph();
         let mut graph_inputs = Vec::with_capacity(inputs.len());
         for AstInfo { name, mut info } in inputs {
             info.value = name.map(|n| self.define(id, &n, ValueDef::Input));
@@ -219,10 +151,7 @@ impl Builder {
         let g = &mut self.model.graphs[id];
         g.outputs = outputs;
         g.value_info = value_info;
-        let scope = self.scopes.pop();
-        if owner == GraphOwner::Model {
-            self.main_scope = scope;
-        }
+        self.scopes.leave_graph(owner);
         id
     }
 
@@ -254,11 +183,8 @@ impl Builder {
     }
 
     fn nodes(&mut self, graph: GraphId, ids: Vec<NodeId>, mut nodes: Vec<AstNode<'_>>) {
-        if let Some(scope) = self.scopes.last_mut() {
-            scope
-                .by_hash
-                .reserve(nodes.iter().map(|n| n.outputs.len()).sum());
-        }
+        self.scopes
+            .reserve(nodes.iter().map(|n| n.outputs.len()).sum());
         for (&id, n) in ids.iter().zip(&nodes) {
             let outputs = n
                 .outputs
@@ -302,70 +228,44 @@ impl Builder {
     }
 
     fn define(&mut self, graph: GraphId, name: &str, def: ValueDef) -> ValueId {
-        let id = self.model.values.push(Value {
-            name: name.to_owned(),
-            graph,
-            def,
-        });
-        let h = hash(name);
-        let values = &self.model.values;
-        let duplicate = self
-            .scopes
-            .last_mut()
-            .is_some_and(|scope| !scope.insert(values, name, h, id));
-        if duplicate {
-            self.pending.push((
-                Severity::Warning,
-                "import.duplicate-name",
-                format!("{name:?} is defined more than once in this graph"),
-                Location {
-                    graph: Some(graph),
-                    ..Location::default()
-                },
-            ));
+        let (id, fresh) = self.scopes.define(&mut self.model.values, graph, name, def);
+        if !fresh {
+            self.duplicate(graph, name);
         }
         id
     }
 
     fn define_initializer(&mut self, graph: GraphId, name: &str) -> ValueId {
-        let h = hash(name);
-        if let Some(existing) = self
+        let (id, fresh) = self
             .scopes
-            .last()
-            .and_then(|s| s.get(&self.model.values, name, h))
-            && self.model.values[existing].def == ValueDef::Input
-        {
-            return existing;
+            .define_initializer(&mut self.model.values, graph, name);
+        if !fresh {
+            self.duplicate(graph, name);
         }
-        self.define(graph, name, ValueDef::Initializer)
+        id
+    }
+
+    fn duplicate(&mut self, graph: GraphId, name: &str) {
+        self.pending.push((
+            Severity::Warning,
+            "import.duplicate-name",
+            format!("{name:?} is defined more than once in this graph"),
+            Location::graph(graph),
+        ));
     }
 
     fn resolve(&mut self, graph: GraphId, name: &str, what: &str) -> ValueId {
-        let h = hash(name);
-        for scope in self.scopes.iter().rev() {
-            if let Some(id) = scope.get(&self.model.values, name, h) {
-                return id;
-            }
-        }
-        self.pending.push((
-            Severity::Error,
-            "import.undefined-name",
-            format!("{what} {name:?} is not defined in this scope"),
-            Location {
-                graph: Some(graph),
-                ..Location::default()
-            },
-        ));
-        let id = self.model.values.push(Value {
-            name: name.to_owned(),
-            graph,
-            def: ValueDef::Undefined,
-        });
-        let values = &self.model.values;
-        if let Some(scope) = self.scopes.last_mut() {
-            scope.insert(values, name, h, id);
-        }
-        id
+        self.scopes
+            .resolve(&mut self.model.values, graph, name)
+            .unwrap_or_else(|id| {
+                self.pending.push((
+                    Severity::Error,
+                    "import.undefined-name",
+                    format!("{what} {name:?} is not defined in this scope"),
+                    Location::graph(graph),
+                ));
+                id
+            })
     }
 
     fn attribute(

@@ -1,0 +1,187 @@
+//! Resolving names by lexical scope while a model is built, the one resolver the
+//! binary importer and the text builder share: a graph sees its own names and those of
+//! the graphs enclosing it (innermost first); a function body sees only itself; a
+//! training graph sees the main graph. An initializer named like an input of its graph
+//! is that input's default, not a second definition.
+
+use std::collections::HashMap;
+use std::hash::Hasher as _;
+
+use super::{Arena, GraphId, GraphOwner, Value, ValueDef, ValueId};
+use crate::hash::FxHasher;
+
+/// The names one graph defines, by hash: no string is copied to be a key; the value's
+/// own name (in the arena) is compared. The rare colliding hashes are kept aside.
+#[derive(Clone, Default)]
+struct Scope {
+    by_hash: HashMap<u64, ValueId, std::hash::BuildHasherDefault<KeyHasher>>,
+    collisions: Vec<(u64, ValueId)>,
+}
+
+/// Keys are hashes already.
+#[derive(Default)]
+struct KeyHasher(u64);
+
+impl std::hash::Hasher for KeyHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 << 8) | u64::from(b);
+        }
+    }
+
+    fn write_u64(&mut self, v: u64) {
+        self.0 = v;
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+fn hash(name: &str) -> u64 {
+    let mut h = FxHasher::default();
+    h.write(name.as_bytes());
+    h.finish()
+}
+
+impl Scope {
+    fn get(&self, values: &Arena<ValueId, Value>, name: &str, h: u64) -> Option<ValueId> {
+        let &id = self.by_hash.get(&h)?;
+        if values.get(id).is_some_and(|v| v.name == name) {
+            return Some(id);
+        }
+        self.collisions
+            .iter()
+            .find(|&&(ch, c)| ch == h && values.get(c).is_some_and(|v| v.name == name))
+            .map(|&(_, c)| c)
+    }
+
+    /// Adds `id` under `name`; false when the name is there already.
+    fn insert(&mut self, values: &Arena<ValueId, Value>, name: &str, h: u64, id: ValueId) -> bool {
+        if self.get(values, name, h).is_some() {
+            return false;
+        }
+        match self.by_hash.entry(h) {
+            std::collections::hash_map::Entry::Vacant(slot) => {
+                slot.insert(id);
+            }
+            std::collections::hash_map::Entry::Occupied(_) => self.collisions.push((h, id)),
+        }
+        true
+    }
+}
+
+/// The scopes visible at the point being built, innermost last.
+#[derive(Default)]
+pub struct Resolver {
+    scopes: Vec<Scope>,
+    /// The main graph's names, kept for training graphs, which may read them.
+    main: Option<Scope>,
+}
+
+/// The scopes set aside while a function body or a training graph is built.
+pub struct Saved(Vec<Scope>);
+
+impl Resolver {
+    /// A graph starts: its names form the innermost scope.
+    pub fn enter_graph(&mut self) {
+        self.scopes.push(Scope::default());
+    }
+
+    /// The graph ends; the main graph's names are kept for training graphs.
+    pub fn leave_graph(&mut self, owner: GraphOwner) {
+        let scope = self.scopes.pop();
+        if owner == GraphOwner::Model {
+            self.main = scope;
+        }
+    }
+
+    /// A function body starts: it sees nothing outside itself.
+    pub fn enter_function(&mut self) -> Saved {
+        Saved(std::mem::replace(&mut self.scopes, vec![Scope::default()]))
+    }
+
+    /// A training graph starts: it sees the main graph's names.
+    pub fn enter_training(&mut self) -> Saved {
+        let main = self.main.clone().unwrap_or_default();
+        Saved(std::mem::replace(&mut self.scopes, vec![main]))
+    }
+
+    /// Back to the scopes before [`Resolver::enter_function`] or `enter_training`.
+    pub fn restore(&mut self, saved: Saved) {
+        self.scopes = saved.0;
+    }
+
+    /// Room for `n` more names in the innermost scope.
+    pub fn reserve(&mut self, n: usize) {
+        if let Some(scope) = self.scopes.last_mut() {
+            scope.by_hash.reserve(n);
+        }
+    }
+
+    /// A new value `name` of `graph`, defined in the innermost scope; `false` when the
+    /// scope defined the name already (the new value is made all the same).
+    pub fn define(
+        &mut self,
+        values: &mut Arena<ValueId, Value>,
+        graph: GraphId,
+        name: &str,
+        def: ValueDef,
+    ) -> (ValueId, bool) {
+        let id = values.push(Value {
+            name: name.to_owned(),
+            graph,
+            def,
+        });
+        let fresh = self
+            .scopes
+            .last_mut()
+            .is_none_or(|scope| scope.insert(values, name, hash(name), id));
+        (id, fresh)
+    }
+
+    /// An initializer: it defines its value or, named like an input of its graph,
+    /// gives that input a default. `false` as for [`Resolver::define`].
+    pub fn define_initializer(
+        &mut self,
+        values: &mut Arena<ValueId, Value>,
+        graph: GraphId,
+        name: &str,
+    ) -> (ValueId, bool) {
+        if let Some(existing) = self
+            .scopes
+            .last()
+            .and_then(|s| s.get(values, name, hash(name)))
+            && values[existing].def == ValueDef::Input
+        {
+            return (existing, true);
+        }
+        self.define(values, graph, name, ValueDef::Initializer)
+    }
+
+    /// The value `name` denotes where `graph` is being built, innermost scope first;
+    /// `Err` with a new undefined value (remembered, so later uses agree) when no
+    /// scope has it.
+    pub fn resolve(
+        &mut self,
+        values: &mut Arena<ValueId, Value>,
+        graph: GraphId,
+        name: &str,
+    ) -> Result<ValueId, ValueId> {
+        let h = hash(name);
+        for scope in self.scopes.iter().rev() {
+            if let Some(id) = scope.get(values, name, h) {
+                return Ok(id);
+            }
+        }
+        let id = values.push(Value {
+            name: name.to_owned(),
+            graph,
+            def: ValueDef::Undefined,
+        });
+        if let Some(scope) = self.scopes.last_mut() {
+            scope.insert(values, name, h, id);
+        }
+        Err(id)
+    }
+}
