@@ -860,3 +860,43 @@ fn apply_replays_an_edit_log() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("edit 1 of the log"));
     assert!(!none.exists());
 }
+
+#[test]
+fn transforms_refuse_what_check_rejects_naming_the_call() {
+    let bad = model_from_text(
+        "undeclared",
+        r#"<ir_version: 10, opset_import: ["": 17, "local": 1]>
+main (float[4] x) => (float[4] y) {
+  a = local.F <alpha = 0.5> (x)
+  [second] y = local.F <alpha = 0.5, beta = 2.0> (a)
+}
+<domain: "local", opset_import: ["": 17]>
+F <alpha> (x) => (y) {
+  y = LeakyRelu <alpha: float = @alpha> (x)
+}
+"#,
+    );
+    let bad = bad.to_str().unwrap_or("");
+    let check = graft(&["check", bad]);
+    assert_eq!(check.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&check.stdout).contains("check.call-undeclared-attribute"));
+    for args in [
+        vec!["specialize", "--all"],
+        vec!["specialize", "--node", "second"],
+        vec!["inline-functions"],
+    ] {
+        let out_path = temp(&format!("refused-{}.onnx", args.join("-")));
+        let mut full = vec![args[0], bad, "-o", out_path.to_str().unwrap_or("")];
+        full.extend(&args[1..]);
+        let out = graft(&full);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains("[check.call-undeclared-attribute]")
+                && stderr.contains("node \"second\"")
+                && stderr.contains("\"beta\""),
+            "{args:?}: {stderr}"
+        );
+        assert!(!out_path.exists(), "{args:?} wrote {}", out_path.display());
+    }
+}

@@ -47,7 +47,7 @@ pub enum LibraryError {
     /// A call the rules of `crate::calls` reject (the checker's code, the call node).
     #[error(transparent)]
     Call(#[from] crate::calls::CallError),
-    #[error("local function {0} is recursive; refusing to inline it")]
+    #[error("local function {0} is recursive; refusing to inline it [check.function-recursion]")]
     Recursion(FunctionKey),
     #[error("{0}")]
     Outline(String),

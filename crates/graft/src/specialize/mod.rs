@@ -98,7 +98,7 @@ pub enum SpecializeError {
     Convert { function: String, reason: String },
     #[error("calls of functions nest more than {0} deep")]
     TooDeep(usize),
-    #[error("functions call each other in a cycle: {0}")]
+    #[error("functions call each other in a cycle: {0} [check.function-recursion]")]
     Recursion(String),
     #[error("{node}: there is no local function {function}")]
     NoOverload { node: String, function: String },
@@ -160,6 +160,12 @@ pub fn use_overload(
     node.attributes
         .retain(|a| declared.iter().any(|d| d == a.name()));
     node.overload = (!overload.is_empty()).then(|| overload.to_string());
+    // onnx wants a call to list every output of the function it calls.
+    let outputs = model.graph(model.function(f).body).outputs.len();
+    let node = &mut model.nodes[call];
+    if node.outputs.len() < outputs {
+        node.outputs.resize(outputs, None);
+    }
     Ok(())
 }
 
