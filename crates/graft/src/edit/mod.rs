@@ -52,13 +52,15 @@
 //!   are dropped from it when a new edit is made).
 
 mod apply;
+mod npy;
 mod path;
 
 use serde::{Deserialize, Serialize};
 
 use crate::ir::{Model, Touched};
 
-pub use apply::{Undo, base64_encode, npy_tensor};
+pub use apply::Undo;
+pub use npy::{base64_encode, npy_tensor};
 pub use path::{graph_path, resolve_path};
 
 /// One change to a model. See the module documentation for the addressing.

@@ -1,0 +1,134 @@
+//! What an edit log carries as text: base64, and `.npy` arrays read into tensors.
+
+use bytes::Bytes;
+
+use crate::ir::{Tensor, dtype};
+
+/// Standard base64 (with or without padding; whitespace ignored).
+pub(super) fn base64_decode(text: &str) -> Result<Vec<u8>, String> {
+    let mut out = Vec::with_capacity(text.len() / 4 * 3);
+    let mut acc: u32 = 0;
+    let mut bits = 0;
+    for c in text.bytes() {
+        let v = match c {
+            b'A'..=b'Z' => c - b'A',
+            b'a'..=b'z' => c - b'a' + 26,
+            b'0'..=b'9' => c - b'0' + 52,
+            b'+' => 62,
+            b'/' => 63,
+            b'=' | b' ' | b'\n' | b'\r' | b'\t' => continue,
+            _ => return Err(format!("{:?} is not a base64 character", c as char)),
+        };
+        acc = (acc << 6) | u32::from(v);
+        bits += 6;
+        if bits >= 8 {
+            bits -= 8;
+            out.push((acc >> bits) as u8);
+            acc &= (1 << bits) - 1;
+        }
+    }
+    Ok(out)
+}
+
+/// Standard base64 with padding.
+pub fn base64_encode(bytes: &[u8]) -> String {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
+    for chunk in bytes.chunks(3) {
+        let b = [
+            chunk[0],
+            *chunk.get(1).unwrap_or(&0),
+            *chunk.get(2).unwrap_or(&0),
+        ];
+        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
+        for k in 0..4 {
+            if k <= chunk.len() {
+                out.push(ALPHABET[((n >> (18 - 6 * k)) & 63) as usize] as char);
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
+/// A tensor from a NumPy `.npy` file (C order, little-endian or byte-sized types).
+pub fn npy_tensor(bytes: &[u8]) -> Result<Tensor, String> {
+    let rest = bytes
+        .strip_prefix(b"\x93NUMPY")
+        .ok_or("not a .npy file (no \\x93NUMPY magic)")?;
+    let (&major, rest) = rest.split_first().ok_or("truncated header")?;
+    let (_, rest) = rest.split_first().ok_or("truncated header")?;
+    let (len, rest) = match major {
+        1 => {
+            let (l, r) = rest.split_at_checked(2).ok_or("truncated header")?;
+            (usize::from(u16::from_le_bytes([l[0], l[1]])), r)
+        }
+        2 | 3 => {
+            let (l, r) = rest.split_at_checked(4).ok_or("truncated header")?;
+            (u32::from_le_bytes([l[0], l[1], l[2], l[3]]) as usize, r)
+        }
+        v => return Err(format!("unsupported .npy version {v}")),
+    };
+    let (header, data) = rest.split_at_checked(len).ok_or("truncated header")?;
+    let header = std::str::from_utf8(header).map_err(|_| "the header is not text")?;
+    let field = |key: &str| -> Option<&str> {
+        let at = header.find(&format!("'{key}'"))?;
+        let after = header[at + key.len() + 2..]
+            .trim_start()
+            .strip_prefix(':')?;
+        Some(after.trim_start())
+    };
+    let descr = field("descr").ok_or("no descr in the header")?;
+    let descr = descr
+        .strip_prefix('\'')
+        .and_then(|d| d.split('\'').next())
+        .ok_or("descr is not a string")?;
+    if field("fortran_order").is_some_and(|f| f.starts_with("True")) {
+        return Err("Fortran-ordered arrays are not supported; save with C order".into());
+    }
+    let shape = field("shape").ok_or("no shape in the header")?;
+    let shape = shape
+        .strip_prefix('(')
+        .and_then(|s| s.split(')').next())
+        .ok_or("shape is not a tuple")?;
+    let dims: Vec<i64> = shape
+        .split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(|s| s.parse::<i64>().map_err(|_| format!("shape entry {s:?}")))
+        .collect::<Result<_, _>>()?;
+    let (data_type, size) = match descr {
+        "<f4" => (dtype::FLOAT, 4),
+        "<f8" => (dtype::DOUBLE, 8),
+        "<f2" => (dtype::FLOAT16, 2),
+        "<i8" => (dtype::INT64, 8),
+        "<i4" => (dtype::INT32, 4),
+        "<i2" => (dtype::INT16, 2),
+        "|i1" => (dtype::INT8, 1),
+        "<u8" => (dtype::UINT64, 8),
+        "<u4" => (dtype::UINT32, 4),
+        "<u2" => (dtype::UINT16, 2),
+        "|u1" => (dtype::UINT8, 1),
+        "|b1" => (dtype::BOOL, 1),
+        other => return Err(format!("element type {other:?} is not supported")),
+    };
+    let count = dims.iter().try_fold(1usize, |acc, &d| {
+        usize::try_from(d).ok().and_then(|d| acc.checked_mul(d))
+    });
+    let expected = count
+        .and_then(|c| c.checked_mul(size))
+        .ok_or("the shape is too large")?;
+    if data.len() != expected {
+        return Err(format!(
+            "the data holds {} bytes, the shape needs {expected}",
+            data.len()
+        ));
+    }
+    Ok(Tensor {
+        dims,
+        data_type: Some(data_type),
+        raw_data: Some(Bytes::copy_from_slice(data)),
+        ..Tensor::default()
+    })
+}
