@@ -1,6 +1,7 @@
 //! Transforms never turn a clean model into one the checker rejects: over the
-//! acceptance cases and the corpus, specialize-all, inline-functions, expand-standard
-//! and opset conversion each either refuse (leaving the model as it was; a refused call
+//! acceptance cases and the corpus, specialize-all, inline-functions, expand-standard,
+//! inlining the model into itself (as nodes and as a function), outlining its first two
+//! nodes and opset conversion each either refuse (leaving the model as it was; a refused call
 //! names the checker's code) or give a model whose checker verdict is no worse: no
 //! errors when the input had none.
 //!
@@ -11,7 +12,8 @@ use std::path::Path;
 
 use bytes::Bytes;
 use graft::Model;
-use graft::library::{Which, expand_standard_ops, inline_calls};
+use graft::inline::{InlineOptions, Mode, inline_model};
+use graft::library::{Which, expand_standard_ops, inline_calls, outline};
 use graft::specialize::specialize_all;
 use graft_tests::corpus;
 
@@ -30,7 +32,7 @@ fn transforms(model: &Model, what: &str, problems: &mut Vec<String>) -> usize {
     let before = graft::text::print_model(model);
     let mut refused = 0;
     type Pass = fn(&mut Model) -> Result<(), String>;
-    let passes: [(&str, Pass); 4] = [
+    let passes: [(&str, Pass); 7] = [
         ("specialize-all", |m| {
             specialize_all(m).map(|_| ()).map_err(|e| e.to_string())
         }),
@@ -41,6 +43,40 @@ fn transforms(model: &Model, what: &str, problems: &mut Vec<String>) -> usize {
         }),
         ("expand-standard", |m| {
             expand_standard_ops(m, None)
+                .map(|_| ())
+                .map_err(|e| e.to_string())
+        }),
+        ("inline the model into itself", |m| {
+            let guest = m.clone();
+            let opts = InlineOptions {
+                expose_all: true,
+                ..InlineOptions::default()
+            };
+            inline_model(m, &guest, &opts)
+                .map(|_| ())
+                .map_err(|e| e.to_string())
+        }),
+        ("inline the model into itself as a function", |m| {
+            let guest = m.clone();
+            let opts = InlineOptions {
+                expose_all: true,
+                mode: Mode::Function {
+                    domain: "graft.test".into(),
+                    name: "Guest".into(),
+                },
+                ..InlineOptions::default()
+            };
+            inline_model(m, &guest, &opts)
+                .map(|_| ())
+                .map_err(|e| e.to_string())
+        }),
+        ("outline the first two nodes", |m| {
+            let Some(g) = m.graph else { return Ok(()) };
+            let nodes: Vec<_> = m.graph(g).nodes.iter().take(2).copied().collect();
+            if nodes.len() < 2 {
+                return Ok(());
+            }
+            outline(m, &nodes, "graft.test", "Outlined")
                 .map(|_| ())
                 .map_err(|e| e.to_string())
         }),
