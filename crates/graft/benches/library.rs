@@ -1,4 +1,5 @@
-//! Inlining every local function call (`cargo bench -p graft --bench library`):
+//! Inlining every local function call, and specializing every call into overloads
+//! (`cargo bench -p graft --bench library`):
 //! `called_300.onnx` of the generated corpus (one function called 250 times), timed
 //! from the imported model to the fully inlined one in memory (the copy each
 //! iteration needs is made outside the timing). `tests/interop/inliner_bench.py`
@@ -9,6 +10,7 @@ use std::path::PathBuf;
 use bytes::Bytes;
 use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
 use graft::library::{Which, inline_calls};
+use graft::specialize::specialize_all;
 
 fn file() -> PathBuf {
     let manifest = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
@@ -54,6 +56,15 @@ fn library(c: &mut Criterion) {
         b.iter_batched(
             || chain.clone(),
             |mut m| inline_calls(&mut m, &Which::All).map(|r| r.calls),
+            BatchSize::LargeInput,
+        )
+    });
+    // The same 250 calls specialized into overloads (9 distinct values of alpha: 9
+    // overloads, each call after the first of its value reusing one).
+    group.bench_function("specialize_all/chain_250x40", |b| {
+        b.iter_batched(
+            || chain.clone(),
+            |mut m| specialize_all(&mut m).map(|r| r.calls.len()),
             BatchSize::LargeInput,
         )
     });

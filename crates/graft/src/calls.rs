@@ -288,27 +288,30 @@ impl CallBinding {
                 at,
             });
         };
-        if node.inputs.len() > body.inputs.len() {
-            error(
-                "check.call-arity",
-                format!(
-                    "{key} takes {} inputs, the call passes {}",
-                    body.inputs.len(),
-                    node.inputs.len()
-                ),
-                at.clone(),
-            );
-        }
-        if node.outputs.len() > body.outputs.len() {
-            error(
-                "check.call-arity",
-                format!(
-                    "{key} has {} outputs, the call names {}",
-                    body.outputs.len(),
-                    node.outputs.len()
-                ),
-                at.clone(),
-            );
+        let arity = [
+            (
+                "takes",
+                "inputs",
+                "passes",
+                body.inputs.len(),
+                node.inputs.len(),
+            ),
+            (
+                "has",
+                "outputs",
+                "names",
+                body.outputs.len(),
+                node.outputs.len(),
+            ),
+        ];
+        for (has, what, gives, formals, given) in arity {
+            if given > formals {
+                error(
+                    "check.call-arity",
+                    format!("{key} {has} {formals} {what}, the call {gives} {given}"),
+                    at.clone(),
+                );
+            }
         }
         if let Some(p) = omitted_input(model, n, callee) {
             error(p.code, p.message, p.at);

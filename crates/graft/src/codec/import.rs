@@ -23,7 +23,7 @@ pub(super) struct Importer<'a> {
     scopes: Resolver,
     depth: u32,
     /// Diagnostics whose location is described once the IR is complete.
-    pending: Vec<(Severity, &'static str, String, Location)>,
+    pending: Vec<Found>,
 }
 
 /// The nodes of one graph or function body, read from its fields and waiting for
@@ -423,47 +423,21 @@ impl<'a> Importer<'a> {
     }
 
     fn define(&mut self, graph: GraphId, name: &str, def: ValueDef) -> ValueId {
-        let (id, fresh) = self.scopes.define(&mut self.model.values, graph, name, def);
-        if !fresh {
-            self.duplicate(graph, name);
-        }
-        id
+        let values = &mut self.model.values;
+        self.scopes
+            .define(values, &mut self.pending, graph, name, def)
     }
 
-    /// An initializer defines its value or, named like a graph input, gives that input
-    /// a default.
     fn define_initializer(&mut self, graph: GraphId, name: &str) -> ValueId {
-        let (id, fresh) = self
-            .scopes
-            .define_initializer(&mut self.model.values, graph, name);
-        if !fresh {
-            self.duplicate(graph, name);
-        }
-        id
-    }
-
-    fn duplicate(&mut self, graph: GraphId, name: &str) {
-        self.report(
-            Severity::Warning,
-            "import.duplicate-name",
-            format!("{name:?} is defined more than once in this graph"),
-            Location::graph(graph),
-        );
+        let values = &mut self.model.values;
+        self.scopes
+            .define_initializer(values, &mut self.pending, graph, name)
     }
 
     fn resolve(&mut self, graph: GraphId, name: &str, what: &str) -> ValueId {
-        match self.scopes.resolve(&mut self.model.values, graph, name) {
-            Ok(id) => id,
-            Err(id) => {
-                self.report(
-                    Severity::Error,
-                    "import.undefined-name",
-                    format!("{what} {name:?} is not defined in this scope"),
-                    Location::graph(graph),
-                );
-                id
-            }
-        }
+        let values = &mut self.model.values;
+        self.scopes
+            .resolve(values, &mut self.pending, graph, name, what)
     }
 
     fn attribute(

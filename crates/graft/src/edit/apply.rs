@@ -110,26 +110,13 @@ fn node_at(model: &Model, g: GraphId, k: usize) -> Result<NodeId, EditError> {
     })
 }
 
-/// The values a graph defines: inputs, initializers, node outputs.
-fn defined_in(model: &Model, g: GraphId) -> impl Iterator<Item = ValueId> + '_ {
-    let graph = model.graph(g);
-    graph
-        .inputs
-        .iter()
-        .filter_map(|i| i.value)
-        .chain(graph.initializers.iter().filter_map(|i| i.value))
-        .chain(
-            graph
-                .nodes
-                .iter()
-                .flat_map(|&n| model.node(n).outputs.iter().flatten().copied()),
-        )
-}
-
 /// The value named `name` visible from `g` (innermost first).
 fn find_value(model: &Model, g: GraphId, name: &str) -> Result<ValueId, EditError> {
     for scope in model.scope_chain(g) {
-        if let Some(v) = defined_in(model, scope).find(|&v| model.value(v).name == name) {
+        if let Some(v) = model
+            .defined_in(scope)
+            .find(|&v| model.value(v).name == name)
+        {
             return Ok(v);
         }
     }
@@ -140,7 +127,7 @@ fn find_value(model: &Model, g: GraphId, name: &str) -> Result<ValueId, EditErro
 fn names_in_tree(model: &Model, g: GraphId) -> HashSet<String> {
     let mut names = HashSet::new();
     for sub in model.scope_tree(model.scope_root(g)) {
-        names.extend(defined_in(model, sub).map(|v| model.value(v).name.clone()));
+        names.extend(model.defined_in(sub).map(|v| model.value(v).name.clone()));
         for &n in &model.graph(sub).nodes {
             for v in model.node(n).inputs.iter().flatten() {
                 names.insert(model.value(*v).name.clone());
@@ -154,7 +141,7 @@ fn names_in_tree(model: &Model, g: GraphId) -> HashSet<String> {
 /// pass, nothing collected: a rename on a 50k-node graph stays cheap).
 fn name_in_tree(model: &Model, g: GraphId, name: &str) -> bool {
     model.scope_tree(model.scope_root(g)).any(|sub| {
-        defined_in(model, sub).any(|v| model.value(v).name == name)
+        model.defined_in(sub).any(|v| model.value(v).name == name)
             || model.graph(sub).nodes.iter().any(|&n| {
                 model
                     .node(n)

@@ -965,19 +965,7 @@ impl<'m> Engine<'m> {
     fn merge_function_values(&mut self, body: GraphId) {
         let model = self.model;
         for g in model.scope_tree(body) {
-            let graph = &model.graphs[g];
-            let ids = graph
-                .inputs
-                .iter()
-                .filter_map(|i| i.value)
-                .chain(graph.initializers.iter().filter_map(|i| i.value))
-                .chain(
-                    graph
-                        .nodes
-                        .iter()
-                        .flat_map(|&n| model.nodes[n].outputs.iter().flatten().copied()),
-                );
-            for v in ids {
+            for v in model.defined_in(g) {
                 let t = self.types.get(v.index()).cloned().flatten();
                 let merged = match self.fn_types.remove(&v) {
                     None => t,

@@ -495,19 +495,7 @@ impl Update {
         }
         for g in model.graphs_within(n) {
             let graph = model.graph(g);
-            let values = graph
-                .inputs
-                .iter()
-                .filter_map(|i| i.value)
-                .chain(graph.initializers.iter().filter_map(|i| i.value))
-                .chain(graph.sparse_initializers.iter().filter_map(|i| i.value))
-                .chain(
-                    graph
-                        .nodes
-                        .iter()
-                        .flat_map(|&m| model.nodes[m].outputs.iter().flatten().copied()),
-                );
-            for v in values {
+            for v in model.defined_in(g) {
                 self.clear(e, v);
                 if let Some(slot) = e.types.get_mut(v.index()) {
                     *slot = None;

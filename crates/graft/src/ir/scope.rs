@@ -8,7 +8,11 @@ use std::collections::HashMap;
 use std::hash::Hasher as _;
 
 use super::{Arena, GraphId, GraphOwner, Value, ValueDef, ValueId};
+use crate::diag::{Location, Severity};
 use crate::hash::FxHasher;
+
+/// A diagnostic found while building, its location described once the model is whole.
+pub type Found = (Severity, &'static str, String, Location);
 
 /// The names one graph defines, by hash: no string is copied to be a key; the value's
 /// own name (in the arena) is compared. The rare colliding hashes are kept aside.
@@ -119,15 +123,16 @@ impl Resolver {
         }
     }
 
-    /// A new value `name` of `graph`, defined in the innermost scope; `false` when the
-    /// scope defined the name already (the new value is made all the same).
+    /// A new value `name` of `graph`, defined in the innermost scope (a name the scope
+    /// defined already is reported, and the new value made all the same).
     pub fn define(
         &mut self,
         values: &mut Arena<ValueId, Value>,
+        found: &mut Vec<Found>,
         graph: GraphId,
         name: &str,
         def: ValueDef,
-    ) -> (ValueId, bool) {
+    ) -> ValueId {
         let id = values.push(Value {
             name: name.to_owned(),
             graph,
@@ -137,43 +142,60 @@ impl Resolver {
             .scopes
             .last_mut()
             .is_none_or(|scope| scope.insert(values, name, hash(name), id));
-        (id, fresh)
+        if !fresh {
+            found.push((
+                Severity::Warning,
+                "import.duplicate-name",
+                format!("{name:?} is defined more than once in this graph"),
+                Location::graph(graph),
+            ));
+        }
+        id
     }
 
     /// An initializer: it defines its value or, named like an input of its graph,
-    /// gives that input a default. `false` as for [`Resolver::define`].
+    /// gives that input a default.
     pub fn define_initializer(
         &mut self,
         values: &mut Arena<ValueId, Value>,
+        found: &mut Vec<Found>,
         graph: GraphId,
         name: &str,
-    ) -> (ValueId, bool) {
+    ) -> ValueId {
         if let Some(existing) = self
             .scopes
             .last()
             .and_then(|s| s.get(values, name, hash(name)))
             && values[existing].def == ValueDef::Input
         {
-            return (existing, true);
+            return existing;
         }
-        self.define(values, graph, name, ValueDef::Initializer)
+        self.define(values, found, graph, name, ValueDef::Initializer)
     }
 
-    /// The value `name` denotes where `graph` is being built, innermost scope first;
-    /// `Err` with a new undefined value (remembered, so later uses agree) when no
-    /// scope has it.
+    /// The value `name` (a `what`, for the message) denotes where `graph` is being
+    /// built, innermost scope first; when no scope has it, it is reported and a new
+    /// undefined value stands for it (remembered, so later uses agree).
     pub fn resolve(
         &mut self,
         values: &mut Arena<ValueId, Value>,
+        found: &mut Vec<Found>,
         graph: GraphId,
         name: &str,
-    ) -> Result<ValueId, ValueId> {
+        what: &str,
+    ) -> ValueId {
         let h = hash(name);
         for scope in self.scopes.iter().rev() {
             if let Some(id) = scope.get(values, name, h) {
-                return Ok(id);
+                return id;
             }
         }
+        found.push((
+            Severity::Error,
+            "import.undefined-name",
+            format!("{what} {name:?} is not defined in this scope"),
+            Location::graph(graph),
+        ));
         let id = values.push(Value {
             name: name.to_owned(),
             graph,
@@ -182,6 +204,6 @@ impl Resolver {
         if let Some(scope) = self.scopes.last_mut() {
             scope.insert(values, name, h, id);
         }
-        Err(id)
+        id
     }
 }

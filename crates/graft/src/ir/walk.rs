@@ -71,6 +71,24 @@ impl Model {
             .flat_map(|g| self.graphs[g].nodes.iter().copied())
     }
 
+    /// The values graph `g` defines: its inputs, initializers (dense and sparse; one
+    /// that is an input's default comes again) and node outputs.
+    pub fn defined_in(&self, g: GraphId) -> impl Iterator<Item = ValueId> + '_ {
+        let graph = &self.graphs[g];
+        graph
+            .inputs
+            .iter()
+            .filter_map(|i| i.value)
+            .chain(graph.initializers.iter().filter_map(|i| i.value))
+            .chain(graph.sparse_initializers.iter().filter_map(|i| i.value))
+            .chain(
+                graph
+                    .nodes
+                    .iter()
+                    .flat_map(|&n| self.nodes[n].outputs.iter().flatten().copied()),
+            )
+    }
+
     /// The scope trees of several roots, one after the other.
     pub fn scope_trees<'m>(
         &'m self,

@@ -13,7 +13,7 @@ use crate::ir::*;
 pub(super) struct Builder {
     pub model: Model,
     scopes: Resolver,
-    pending: Vec<(Severity, &'static str, String, Location)>,
+    pending: Vec<Found>,
 }
 
 impl Builder {
@@ -228,44 +228,21 @@ impl Builder {
     }
 
     fn define(&mut self, graph: GraphId, name: &str, def: ValueDef) -> ValueId {
-        let (id, fresh) = self.scopes.define(&mut self.model.values, graph, name, def);
-        if !fresh {
-            self.duplicate(graph, name);
-        }
-        id
+        let values = &mut self.model.values;
+        self.scopes
+            .define(values, &mut self.pending, graph, name, def)
     }
 
     fn define_initializer(&mut self, graph: GraphId, name: &str) -> ValueId {
-        let (id, fresh) = self
-            .scopes
-            .define_initializer(&mut self.model.values, graph, name);
-        if !fresh {
-            self.duplicate(graph, name);
-        }
-        id
-    }
-
-    fn duplicate(&mut self, graph: GraphId, name: &str) {
-        self.pending.push((
-            Severity::Warning,
-            "import.duplicate-name",
-            format!("{name:?} is defined more than once in this graph"),
-            Location::graph(graph),
-        ));
+        let values = &mut self.model.values;
+        self.scopes
+            .define_initializer(values, &mut self.pending, graph, name)
     }
 
     fn resolve(&mut self, graph: GraphId, name: &str, what: &str) -> ValueId {
+        let values = &mut self.model.values;
         self.scopes
-            .resolve(&mut self.model.values, graph, name)
-            .unwrap_or_else(|id| {
-                self.pending.push((
-                    Severity::Error,
-                    "import.undefined-name",
-                    format!("{what} {name:?} is not defined in this scope"),
-                    Location::graph(graph),
-                ));
-                id
-            })
+            .resolve(values, &mut self.pending, graph, name, what)
     }
 
     fn attribute(
