@@ -422,24 +422,6 @@ impl<'a> Importer<'a> {
             .collect()
     }
 
-    fn define(&mut self, graph: GraphId, name: &str, def: ValueDef) -> ValueId {
-        let values = &mut self.model.values;
-        self.scopes
-            .define(values, &mut self.pending, graph, name, def)
-    }
-
-    fn define_initializer(&mut self, graph: GraphId, name: &str) -> ValueId {
-        let values = &mut self.model.values;
-        self.scopes
-            .define_initializer(values, &mut self.pending, graph, name)
-    }
-
-    fn resolve(&mut self, graph: GraphId, name: &str, what: &str) -> ValueId {
-        let values = &mut self.model.values;
-        self.scopes
-            .resolve(values, &mut self.pending, graph, name, what)
-    }
-
     fn attribute(
         &mut self,
         start: usize,
@@ -911,4 +893,10 @@ fn pair(
         }
     }
     Ok(p)
+}
+
+impl<'a> Resolving for Importer<'a> {
+    fn resolving(&mut self) -> (&mut Arena<ValueId, Value>, &mut Resolver, &mut Vec<Found>) {
+        (&mut self.model.values, &mut self.scopes, &mut self.pending)
+    }
 }

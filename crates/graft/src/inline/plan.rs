@@ -1045,6 +1045,29 @@ impl<'h, 'g, 'o> Planner<'h, 'g, 'o> {
         id
     }
 
+    /// A new host graph input for guest input `gv` of `g`, named fresh from `base`,
+    /// typed as the guest states it, and reported as where guest input `name` went.
+    fn host_input(&mut self, g: &Graph, gv: ValueId, base: &str, name: &str) -> ValueId {
+        let host_name = self.value_names.fresh(base);
+        let hv = self.new_value(host_name.clone(), ValueDef::Input);
+        let ty = g
+            .inputs
+            .iter()
+            .find(|vi| vi.value == Some(gv))
+            .and_then(|vi| vi.ty.as_ref())
+            .map(|t| self.ty(t));
+        self.staged.inputs.push(ValueInfo {
+            value: Some(hv),
+            ty,
+            ..ValueInfo::default()
+        });
+        self.staged
+            .report
+            .inputs_added
+            .push((name.to_string(), host_name));
+        hv
+    }
+
     /// A weight in the target: an initializer, or a `Constant` node in a function body.
     fn place_weight(&mut self, value: ValueId, weight: Weight) {
         if let Kind::Body(_) = self.kind {
@@ -1240,24 +1263,8 @@ impl<'h, 'g, 'o> Planner<'h, 'g, 'o> {
                     && g.inputs.iter().any(|vi| vi.value == Some(gv));
                 match self.guest_weight(gv)? {
                     Some(w) if optional_input => {
-                        let host_name = self.value_names.fresh(&base);
-                        let hv = self.new_value(host_name.clone(), ValueDef::Input);
-                        let ty = g
-                            .inputs
-                            .iter()
-                            .find(|vi| vi.value == Some(gv))
-                            .and_then(|vi| vi.ty.as_ref())
-                            .map(|t| self.ty(t));
-                        self.staged.inputs.push(ValueInfo {
-                            value: Some(hv),
-                            ty,
-                            ..ValueInfo::default()
-                        });
+                        let hv = self.host_input(g, gv, &base, &name);
                         self.place_weight(hv, w);
-                        self.staged
-                            .report
-                            .inputs_added
-                            .push((name.clone(), host_name));
                         hv
                     }
                     Some(w) => {
@@ -1266,26 +1273,7 @@ impl<'h, 'g, 'o> Planner<'h, 'g, 'o> {
                         self.place_weight(hv, w);
                         hv
                     }
-                    None if self.kind == Kind::Main => {
-                        let host_name = self.value_names.fresh(&base);
-                        let hv = self.new_value(host_name.clone(), ValueDef::Input);
-                        let ty = g
-                            .inputs
-                            .iter()
-                            .find(|vi| vi.value == Some(gv))
-                            .and_then(|vi| vi.ty.as_ref())
-                            .map(|t| self.ty(t));
-                        self.staged.inputs.push(ValueInfo {
-                            value: Some(hv),
-                            ty,
-                            ..ValueInfo::default()
-                        });
-                        self.staged
-                            .report
-                            .inputs_added
-                            .push((name.clone(), host_name));
-                        hv
-                    }
+                    None if self.kind == Kind::Main => self.host_input(g, gv, &base, &name),
                     None => return Err(InlineError::UnboundInput(name)),
                 }
             };

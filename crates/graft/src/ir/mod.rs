@@ -24,7 +24,7 @@ pub use data::{
 };
 pub use ids::{Arena, ArenaId, FunctionId, GraphId, NodeId, ValueId};
 pub use names::{Names, is_keyword, snake_case};
-pub use scope::{Found, Resolver, Saved};
+pub use scope::{Found, Resolver, Resolving, Saved};
 pub use touched::Touched;
 pub use walk::{FunctionIndex, ScopeTree, call_key};
 

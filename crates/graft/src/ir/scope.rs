@@ -207,3 +207,27 @@ impl Resolver {
         id
     }
 }
+
+/// What builds a model by name (the importer, the text builder): given its values,
+/// resolver and list of findings, it defines and resolves names by the rules above.
+pub trait Resolving {
+    fn resolving(&mut self) -> (&mut Arena<ValueId, Value>, &mut Resolver, &mut Vec<Found>);
+
+    /// [`Resolver::define`].
+    fn define(&mut self, graph: GraphId, name: &str, def: ValueDef) -> ValueId {
+        let (values, scopes, found) = self.resolving();
+        scopes.define(values, found, graph, name, def)
+    }
+
+    /// [`Resolver::define_initializer`].
+    fn define_initializer(&mut self, graph: GraphId, name: &str) -> ValueId {
+        let (values, scopes, found) = self.resolving();
+        scopes.define_initializer(values, found, graph, name)
+    }
+
+    /// [`Resolver::resolve`].
+    fn resolve(&mut self, graph: GraphId, name: &str, what: &str) -> ValueId {
+        let (values, scopes, found) = self.resolving();
+        scopes.resolve(values, found, graph, name, what)
+    }
+}

@@ -227,24 +227,6 @@ impl Builder {
             .collect()
     }
 
-    fn define(&mut self, graph: GraphId, name: &str, def: ValueDef) -> ValueId {
-        let values = &mut self.model.values;
-        self.scopes
-            .define(values, &mut self.pending, graph, name, def)
-    }
-
-    fn define_initializer(&mut self, graph: GraphId, name: &str) -> ValueId {
-        let values = &mut self.model.values;
-        self.scopes
-            .define_initializer(values, &mut self.pending, graph, name)
-    }
-
-    fn resolve(&mut self, graph: GraphId, name: &str, what: &str) -> ValueId {
-        let values = &mut self.model.values;
-        self.scopes
-            .resolve(values, &mut self.pending, graph, name, what)
-    }
-
     fn attribute(
         &mut self,
         mut a: AstAttr<'_>,
@@ -319,5 +301,11 @@ impl Builder {
             doc_string: a.doc_string,
             kind,
         }
+    }
+}
+
+impl Resolving for Builder {
+    fn resolving(&mut self) -> (&mut Arena<ValueId, Value>, &mut Resolver, &mut Vec<Found>) {
+        (&mut self.model.values, &mut self.scopes, &mut self.pending)
     }
 }
