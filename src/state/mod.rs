@@ -1333,7 +1333,8 @@ impl Session {
         svg::region(scene, &open.model, view, detail, selected, &|item| {
             if self.is_new(item) {
                 Some("g-new")
-            } else if matches!(item.kind, ItemKind::Node { node, .. } if open.problem_nodes.contains_key(&node))
+            } else if item.problem.is_some()
+                || matches!(item.kind, ItemKind::Node { node, .. } if open.problem_nodes.contains_key(&node))
             {
                 Some("g-bad")
             } else {
