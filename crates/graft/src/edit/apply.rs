@@ -2,10 +2,8 @@
 
 use std::collections::HashSet;
 
-use bytes::Bytes;
-
 use super::npy::{base64_decode, npy_tensor};
-use super::path::{parse_key, resolve_path};
+use super::path::resolve_path;
 use super::{Edit, EditError};
 use crate::ir::{
     Attribute, GraphId, GraphOwner, Initializer, Model, Node, NodeId, Tensor, Touched, Value,
@@ -17,7 +15,7 @@ use crate::ir::{
 pub struct Undo(Vec<Restore>);
 
 #[derive(Clone, Debug)]
-enum Restore {
+pub(super) enum Restore {
     Nodes(GraphId, Vec<NodeId>),
     NodeInputs(NodeId, Vec<Option<ValueId>>),
     NodeAttributes(NodeId, Vec<Attribute>),
@@ -97,11 +95,11 @@ pub(super) fn undo(model: &mut Model, undo: Undo) {
     }
 }
 
-fn err(message: impl Into<String>) -> EditError {
+pub(super) fn err(message: impl Into<String>) -> EditError {
     EditError(message.into())
 }
 
-fn node_at(model: &Model, g: GraphId, k: usize) -> Result<NodeId, EditError> {
+pub(super) fn node_at(model: &Model, g: GraphId, k: usize) -> Result<NodeId, EditError> {
     model.graph(g).nodes.get(k).copied().ok_or_else(|| {
         err(format!(
             "the graph has no node {k} (it has {})",
@@ -448,193 +446,19 @@ pub(super) fn apply(model: &mut Model, edit: &Edit) -> Result<Undo, EditError> {
                 ..tensor
             };
         }
-        Edit::Specialize {
-            graph,
-            node,
-            attributes,
-            keep,
-        } => {
-            let g = resolve_path(model, graph)?;
-            let n = node_at(model, g, *node)?;
-            let attrs = if attributes.trim().is_empty() {
-                Vec::new()
-            } else {
-                crate::text::parse_attributes(attributes)
-                    .map_err(|e| err(format!("attributes {attributes:?}: {}", e.message)))?
-            };
-            let options = crate::specialize::SpecializeOptions {
-                keep: keep.iter().map(|k| parse_key(k)).collect(),
-                only: None,
-            };
-            compound(model, &mut undo, |m| {
-                crate::specialize::specialize_with(m, n, &attrs, &options).map(|_| ())
-            })?;
-        }
-        Edit::SpecializeAll { function, keep } => {
-            let options = crate::specialize::SpecializeOptions {
-                keep: keep.iter().map(|k| parse_key(k)).collect(),
-                only: (!function.is_empty()).then(|| parse_key(function)),
-            };
-            compound(model, &mut undo, |m| {
-                crate::specialize::specialize_all_with(m, &options).map(|_| ())
-            })?;
-        }
-        Edit::UseOverload {
-            graph,
-            node,
-            overload,
-        } => {
-            let g = resolve_path(model, graph)?;
-            let n = node_at(model, g, *node)?;
-            compound(model, &mut undo, |m| {
-                crate::specialize::use_overload(m, n, overload)
-            })?;
-        }
-        Edit::ExpandStandard { graph, node } => {
-            let g = resolve_path(model, graph)?;
-            let n = node_at(model, g, *node)?;
-            compound(model, &mut undo, |m| {
-                crate::library::expand_standard(m, n).map(|_| ())
-            })?;
-        }
-        Edit::RenameFunction { function, to } => {
-            let to = parse_key(to);
-            compound(model, &mut undo, |m| {
-                crate::library::rename_function(m, &parse_key(function), &to.domain, &to.name)
-                    .map(|_| ())
-            })?;
-        }
-        Edit::DeleteFunction { function } => {
-            compound(model, &mut undo, |m| {
-                crate::library::delete_function(m, &parse_key(function))
-            })?;
-        }
-        Edit::InlineModel {
-            graph,
-            guest_base64,
-            bindings,
-            expose,
-            expose_all,
-            prefix,
-            function,
-        } => {
-            let g = resolve_path(model, graph)?;
-            let bytes =
-                base64_decode(guest_base64).map_err(|e| err(format!("guest_base64: {e}")))?;
-            let guest = crate::import(Bytes::from(bytes))
-                .map_err(|e| err(format!("the guest model: {e}")))?
-                .model;
-            let mode = if function.is_empty() {
-                crate::inline::Mode::Nodes
-            } else {
-                let key = parse_key(function);
-                crate::inline::Mode::Function {
-                    domain: key.domain,
-                    name: key.name,
-                }
-            };
-            let opts = crate::inline::InlineOptions {
-                bindings: bindings.clone(),
-                expose: expose
-                    .iter()
-                    .map(|(o, n)| (o.clone(), (!n.is_empty()).then(|| n.clone())))
-                    .collect(),
-                expose_all: *expose_all,
-                prefix: (!prefix.is_empty()).then(|| prefix.clone()),
-                target: (Some(g) != model.graph).then_some(g),
-                mode,
-                domain_versions: Vec::new(),
-            };
-            compound(model, &mut undo, |m| {
-                crate::inline::inline_model(m, &guest, &opts).map(|_| ())
-            })?;
-        }
-        Edit::InlineCalls { function } => {
-            let which = if function.is_empty() {
-                crate::library::Which::All
-            } else {
-                crate::library::Which::Key(parse_key(function))
-            };
-            compound(model, &mut undo, |m| {
-                crate::library::inline_calls(m, &which).map(|_| ())
-            })?;
-        }
-        Edit::Outline {
-            graph,
-            nodes,
-            function,
-        } => {
-            let g = resolve_path(model, graph)?;
-            let ids = nodes
-                .iter()
-                .map(|&k| node_at(model, g, k))
-                .collect::<Result<Vec<_>, _>>()?;
-            let key = parse_key(function);
-            compound(model, &mut undo, |m| {
-                crate::library::outline(m, &ids, &key.domain, &key.name).map(|_| ())
-            })?;
-        }
-        Edit::ReplaceModel { text } => {
-            let parsed = crate::text::parse_model(text).map_err(|e| {
-                err(format!(
-                    "line {}, column {}: {}",
-                    e.line, e.column, e.message
-                ))
-            })?;
-            let mut new = parsed.model;
-            new.external_files = model.external_files.clone();
-            let before = std::mem::replace(model, new);
-            undo.push(Restore::Model(Box::new(before)));
-        }
-        Edit::ReplaceFunction { function, text } => {
-            let key = parse_key(function);
-            let f = model
-                .find_function(&key)
-                .ok_or_else(|| err(format!("no local function {key}")))?;
-            let parsed = crate::text::parse_function(text).map_err(|e| {
-                err(format!(
-                    "line {}, column {}: {}",
-                    e.line, e.column, e.message
-                ))
-            })?;
-            let new_key = parsed
-                .model
-                .functions
-                .first()
-                .map(|&g| parsed.model.function(g).key())
-                .ok_or_else(|| err("the text holds no function"))?;
-            if new_key != key && model.find_function(&new_key).is_some() {
-                return Err(err(format!("a function {new_key} already exists")));
-            }
-            let position = model.functions.iter().position(|&g| g == f).unwrap_or(0);
-            let before = model.clone();
-            let (ids, _) = model.absorb(parsed.model);
-            model.functions.retain(|&g| g != f);
-            for (k, id) in ids.into_iter().enumerate() {
-                model
-                    .functions
-                    .insert((position + k).min(model.functions.len()), id);
-            }
-            undo.push(Restore::Model(Box::new(before)));
-        }
+        Edit::Specialize { .. }
+        | Edit::SpecializeAll { .. }
+        | Edit::UseOverload { .. }
+        | Edit::ExpandStandard { .. }
+        | Edit::RenameFunction { .. }
+        | Edit::DeleteFunction { .. }
+        | Edit::InlineModel { .. }
+        | Edit::InlineCalls { .. }
+        | Edit::Outline { .. }
+        | Edit::ReplaceModel { .. }
+        | Edit::ReplaceFunction { .. } => super::compound::apply(model, edit, &mut undo)?,
     }
     Ok(Undo(undo))
-}
-
-/// A compound edit: one of the passes (all or nothing each), undone by the model as
-/// it was before.
-fn compound<E: std::fmt::Display>(
-    model: &mut Model,
-    undo: &mut Vec<Restore>,
-    run: impl FnOnce(&mut Model) -> Result<(), E>,
-) -> Result<(), EditError> {
-    let before = model.clone();
-    if let Err(e) = run(model) {
-        *model = before;
-        return Err(err(e.to_string()));
-    }
-    undo.push(Restore::Model(Box::new(before)));
-    Ok(())
 }
 
 #[allow(clippy::too_many_arguments)]

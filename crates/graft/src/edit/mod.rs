@@ -52,6 +52,7 @@
 //!   are dropped from it when a new edit is made).
 
 mod apply;
+mod compound;
 mod npy;
 mod path;
 
