@@ -8,6 +8,7 @@
 //! function and the attribute or input at fault.
 
 use crate::diag::{Location, Severity};
+use crate::hash::FxMap;
 use crate::ir::{
     AttrKind, AttrType, AttrValue, Function, FunctionId, FunctionIndex, Model, NodeId, ValueDef,
     call_key,
@@ -128,18 +129,57 @@ fn body_schema(model: &Model, function: &Function, b: NodeId) -> Option<&'static
         .and_then(|v| schema::lookup(node.domain(), node.op_type(), v))
 }
 
-/// Every attribute reference in `f`'s body, at any depth: (referenced name, its type,
-/// the body node, the node's attribute name).
-fn references(model: &Model, f: FunctionId) -> Vec<(&str, AttrType, NodeId, &str)> {
-    let mut out = Vec::new();
-    for b in model.nodes_under(model.function(f).body) {
-        for a in &model.node(b).attributes {
-            if let AttrKind::Ref { name, ty } = &a.kind {
-                out.push((name.as_str(), *ty, b, a.name()));
+/// An attribute reference in a function body: the declared name it refers to, its
+/// type, the body node and the node's attribute that hold it.
+#[derive(Clone, Debug)]
+struct Reference {
+    name: String,
+    ty: AttrType,
+    node: NodeId,
+    attribute: String,
+}
+
+/// What binding a call needs to know of its callee, found once per function: a pass
+/// over many calls keeps one `Callees` (the model must not change meanwhile, but for
+/// functions added after their facts were taken).
+#[derive(Default)]
+pub struct Callees {
+    references: FxMap<FunctionId, Vec<Reference>>,
+    errors: FxMap<FunctionId, Option<Problem>>,
+}
+
+impl Callees {
+    /// Every attribute reference in `f`'s body, at any depth.
+    fn references(&mut self, model: &Model, f: FunctionId) -> &[Reference] {
+        self.references.entry(f).or_insert_with(|| {
+            let mut out = Vec::new();
+            for b in model.nodes_under(model.function(f).body) {
+                for a in &model.node(b).attributes {
+                    if let AttrKind::Ref { name, ty } = &a.kind {
+                        out.push(Reference {
+                            name: name.clone(),
+                            ty: *ty,
+                            node: b,
+                            attribute: a.name().to_string(),
+                        });
+                    }
+                }
             }
-        }
+            out
+        })
     }
-    out
+
+    /// The first error of [`function_problems`] for `f`.
+    fn error(&mut self, model: &Model, index: &FunctionIndex, f: FunctionId) -> Option<&Problem> {
+        self.errors
+            .entry(f)
+            .or_insert_with(|| {
+                function_problems(model, index, f)
+                    .into_iter()
+                    .find(|p| p.severity == Severity::Error)
+            })
+            .as_ref()
+    }
 }
 
 /// What is wrong with function `f` itself, whoever calls it: a key another listed
@@ -273,6 +313,16 @@ pub struct CallBinding {
 impl CallBinding {
     /// Binds call `n` of `callee`, collecting every problem of the call.
     pub fn bind(model: &Model, n: NodeId, callee: FunctionId) -> CallBinding {
+        Self::bind_with(model, n, callee, &mut Callees::default())
+    }
+
+    /// [`CallBinding::bind`] with what is known of the callees already.
+    pub fn bind_with(
+        model: &Model,
+        n: NodeId,
+        callee: FunctionId,
+        callees: &mut Callees,
+    ) -> CallBinding {
         let node = model.node(n);
         let function = model.function(callee);
         let body = model.graph(function.body);
@@ -332,7 +382,7 @@ impl CallBinding {
             }
         }
 
-        let references = references(model, callee);
+        let references = callees.references(model, callee);
         let declared = |name: &str| {
             function.attribute.iter().any(|d| d == name)
                 || function.attribute_proto.iter().any(|d| d.name() == name)
@@ -359,7 +409,9 @@ impl CallBinding {
                     continue;
                 }
             };
-            if let Some((_, ty, _, _)) = references.iter().find(|r| r.0 == a.name() && r.1 != given)
+            if let Some(Reference { ty, .. }) = references
+                .iter()
+                .find(|r| r.name == a.name() && r.ty != given)
             {
                 error(
                     "check.call-attribute-type",
@@ -406,7 +458,13 @@ impl CallBinding {
 
         // A reference left unbound is dropped, so the op's own default applies; an op
         // that requires the attribute then has none.
-        for (name, _, b, attribute) in &references {
+        for Reference {
+            name,
+            node: b,
+            attribute,
+            ..
+        } in references
+        {
             if attrs.iter().any(|x| x.name == *name) {
                 continue;
             }
@@ -450,12 +508,27 @@ impl CallBinding {
     /// The first error of the callee ([`function_problems`]) or of the call, as a
     /// refusal; `Ok` when a pass may expand or specialize the call.
     pub fn check(&self, model: &Model, index: &FunctionIndex) -> Result<(), CallError> {
-        let key = model.function(self.callee).key();
-        if let Some(&other) = index
-            .duplicates()
-            .iter()
-            .find(|&&d| model.function(d).key() == key)
-        {
+        self.check_with(model, index, &mut Callees::default())
+    }
+
+    /// [`CallBinding::check`] with what is known of the callees already.
+    pub fn check_with(
+        &self,
+        model: &Model,
+        index: &FunctionIndex,
+        callees: &mut Callees,
+    ) -> Result<(), CallError> {
+        let ambiguous = (!index.duplicates().is_empty())
+            .then(|| model.function(self.callee).key())
+            .and_then(|key| {
+                let other = index
+                    .duplicates()
+                    .iter()
+                    .copied()
+                    .find(|&d| model.function(d).key() == key)?;
+                Some((key, other))
+            });
+        if let Some((key, other)) = ambiguous {
             let body = model.function(other).body;
             let problem = Problem {
                 code: "check.function-duplicate",
@@ -467,12 +540,10 @@ impl CallBinding {
             };
             return Err(CallError::new(model, self.call, &problem));
         }
-        let callee = function_problems(model, index, self.callee);
-        match callee
-            .iter()
-            .chain(&self.problems)
-            .find(|p| p.severity == Severity::Error)
-        {
+        let first = callees
+            .error(model, index, self.callee)
+            .or_else(|| self.problems.iter().find(|p| p.severity == Severity::Error));
+        match first {
             Some(p) => Err(CallError::new(model, self.call, p)),
             None => Ok(()),
         }

@@ -340,6 +340,8 @@ pub(crate) struct Engine<'m> {
     /// Nodes inferred by this engine (a call's body nodes included).
     nodes_run: usize,
     functions: crate::ir::FunctionIndex,
+    /// What binding a call needs of each callee, found once.
+    callees: crate::calls::Callees,
     /// Functions whose body is being inferred (a recursive call is unknown).
     active: Vec<FunctionId>,
     /// Merged types of function-body values over all calls.
@@ -389,6 +391,7 @@ impl<'m> Engine<'m> {
             calls: from.calls,
             nodes_run: 0,
             functions,
+            callees: crate::calls::Callees::default(),
             active: Vec::new(),
             fn_types: FxMap::default(),
             called: vec![false; model.function_arena.len()],
@@ -901,8 +904,8 @@ impl<'m> Engine<'m> {
             // The call binds its attributes by the rules of `crate::calls`, references
             // resolved where the call stands; a call those rules reject is reported
             // (with the checker's code) and inferred as far as its binding goes.
-            let binding = crate::calls::CallBinding::bind(model, n, f);
-            if let Err(e) = binding.check(model, &self.functions) {
+            let binding = crate::calls::CallBinding::bind_with(model, n, f, &mut self.callees);
+            if let Err(e) = binding.check_with(model, &self.functions, &mut self.callees) {
                 self.report_node(n, e.code, format!("{}: {}", e.call, e.message));
             }
             let mut bound: Vec<Attribute> = Vec::new();

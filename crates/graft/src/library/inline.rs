@@ -17,6 +17,8 @@ use crate::ir::{
 
 pub(crate) struct Engine {
     pub(crate) functions: FunctionIndex,
+    /// What binding a call needs of each callee, found once.
+    callees: crate::calls::Callees,
     names: FxMap<GraphId, Names>,
     /// How many names a scope tree is expected to gain (room made up front).
     pub(crate) expected_names: usize,
@@ -65,6 +67,7 @@ impl Engine {
     pub(crate) fn new(model: &Model) -> Self {
         Self {
             functions: FunctionIndex::new(model),
+            callees: crate::calls::Callees::default(),
             names: FxMap::default(),
             expected_names: 0,
         }
@@ -88,8 +91,8 @@ impl Engine {
         call: NodeId,
         f: FunctionId,
     ) -> Result<(Vec<NodeId>, Vec<String>), LibraryError> {
-        let binding = CallBinding::bind(model, call, f);
-        binding.check(model, &self.functions)?;
+        let binding = CallBinding::bind_with(model, call, f, &mut self.callees);
+        binding.check_with(model, &self.functions, &mut self.callees)?;
         let graph = model.node(call).graph;
         let root = model.scope_root(graph);
         let mut names = match self.names.remove(&root) {

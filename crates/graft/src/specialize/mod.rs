@@ -318,7 +318,11 @@ pub fn specialize_all_with(
             s.call(&mut work, n, callee)?;
         } else {
             // Left as it is, but not when it breaks a call rule: the pass refuses.
-            CallBinding::bind(&work, n, callee).check(&work, &s.functions)?;
+            CallBinding::bind_with(&work, n, callee, &mut s.callees).check_with(
+                &work,
+                &s.functions,
+                &mut s.callees,
+            )?;
         }
     }
     s.finish(&mut work);
@@ -457,6 +461,8 @@ fn describe(model: &Model, n: NodeId) -> String {
 struct Specializer {
     /// Functions by key (kept current as overloads are added).
     functions: FunctionIndex,
+    /// What binding a call needs of each callee, found once.
+    callees: crate::calls::Callees,
     /// Functions that may have lost their last call.
     touched: HashSet<FunctionKey>,
     /// Functions never removed for lack of calls.
@@ -478,6 +484,7 @@ impl Specializer {
     fn new(model: &Model) -> Result<Self, SpecializeError> {
         let s = Self {
             functions: FunctionIndex::new(model),
+            callees: crate::calls::Callees::default(),
             touched: HashSet::new(),
             keep: HashSet::new(),
             made: HashSet::new(),
@@ -560,7 +567,7 @@ impl Specializer {
         n: NodeId,
         callee: FunctionId,
     ) -> Result<(), SpecializeError> {
-        let env = bind(model, &self.functions, n, callee)?;
+        let env = bind(model, &self.functions, &mut self.callees, n, callee)?;
         let generic = model.function(callee).key();
         let base = overload_id(model, &generic.overload, &env);
         // An overload with this id that this run did not make (an earlier run, or the
@@ -806,11 +813,12 @@ fn called_keys(model: &Model) -> HashSet<FunctionKey> {
 fn bind(
     model: &Model,
     index: &FunctionIndex,
+    callees: &mut crate::calls::Callees,
     n: NodeId,
     callee: FunctionId,
 ) -> Result<Env, SpecializeError> {
-    let binding = CallBinding::bind(model, n, callee);
-    binding.check(model, index)?;
+    let binding = CallBinding::bind_with(model, n, callee, callees);
+    binding.check_with(model, index, callees)?;
     let mut env = Env::new();
     for b in binding.attrs {
         match b.kind {
