@@ -626,3 +626,75 @@ fn omitted_input(model: &Model, n: NodeId, callee: FunctionId) -> Option<Problem
     }
     None
 }
+
+/// The cycles of calls among the model's functions (directly, mutually, or from a
+/// subgraph of a body), each as its functions in call order, found by one depth-first
+/// walk: one cycle for each function a walk comes back to (semantics.md §5).
+pub fn call_cycles(model: &Model, index: &FunctionIndex) -> Vec<Vec<FunctionId>> {
+    let position: FxMap<FunctionId, usize> = model
+        .functions
+        .iter()
+        .enumerate()
+        .map(|(i, &f)| (f, i))
+        .collect();
+    let callees: Vec<Vec<usize>> = model
+        .functions
+        .iter()
+        .map(|&f| {
+            model
+                .nodes_under(model.function(f).body)
+                .filter_map(|n| index.callee(model, n))
+                .filter_map(|g| position.get(&g).copied())
+                .collect()
+        })
+        .collect();
+    // Iterative, with colours: 0 new, 1 on the walk's stack, 2 done.
+    let mut colour = vec![0u8; callees.len()];
+    let mut cycles = Vec::new();
+    let mut reported = vec![false; callees.len()];
+    for start in 0..callees.len() {
+        if colour[start] != 0 {
+            continue;
+        }
+        colour[start] = 1;
+        let mut stack = vec![(start, 0usize)];
+        while let Some(&mut (f, ref mut next)) = stack.last_mut() {
+            let Some(&g) = callees[f].get(*next) else {
+                colour[f] = 2;
+                stack.pop();
+                continue;
+            };
+            *next += 1;
+            match colour[g] {
+                0 => {
+                    colour[g] = 1;
+                    stack.push((g, 0));
+                }
+                1 if !reported[g] => {
+                    reported[g] = true;
+                    cycles.push(
+                        stack
+                            .iter()
+                            .skip_while(|(h, _)| *h != g)
+                            .map(|(h, _)| model.functions[*h])
+                            .collect(),
+                    );
+                }
+                _ => {}
+            }
+        }
+    }
+    cycles
+}
+
+/// A cycle as messages write it: `a -> b -> a`.
+pub fn cycle_text(model: &Model, cycle: &[FunctionId]) -> String {
+    let mut keys: Vec<String> = cycle
+        .iter()
+        .map(|&f| model.function(f).key().to_string())
+        .collect();
+    if let Some(first) = keys.first().cloned() {
+        keys.push(first);
+    }
+    keys.join(" -> ")
+}

@@ -550,64 +550,19 @@ impl<'m> Checker<'m> {
     /// subgraph of a body.
     fn recursion(&mut self) {
         let model = self.model;
-        let callees: Vec<Vec<usize>> = model
-            .functions
-            .iter()
-            .map(|&f| {
-                let mut out = Vec::new();
-                for node in model.nodes_under(model.function(f).body) {
-                    if let Some(callee) = self.callee(node)
-                        && let Some(i) = model.functions.iter().position(|&g| g == callee)
-                    {
-                        out.push(i);
-                    }
-                }
-                out
-            })
-            .collect();
-        // Iterative DFS with colors: 0 new, 1 on the stack, 2 done.
-        let mut color = vec![0u8; callees.len()];
-        let mut reported = HashSet::new();
-        for start in 0..callees.len() {
-            if color[start] != 0 {
+        for cycle in crate::calls::call_cycles(model, &self.functions) {
+            let Some(&first) = cycle.first() else {
                 continue;
-            }
-            let mut stack = vec![(start, 0usize)];
-            color[start] = 1;
-            while let Some(&mut (f, ref mut next)) = stack.last_mut() {
-                if let Some(&g) = callees[f].get(*next) {
-                    *next += 1;
-                    match color[g] {
-                        0 => {
-                            color[g] = 1;
-                            stack.push((g, 0));
-                        }
-                        1 => {
-                            let cycle: Vec<String> = stack
-                                .iter()
-                                .skip_while(|(h, _)| *h != g)
-                                .map(|(h, _)| model.function(model.functions[*h]).key().to_string())
-                                .collect();
-                            if reported.insert(g) {
-                                let body = model.function(model.functions[g]).body;
-                                self.error(
-                                    "check.function-recursion",
-                                    format!(
-                                        "functions call each other in a cycle: {} -> {}",
-                                        cycle.join(" -> "),
-                                        cycle.first().cloned().unwrap_or_default()
-                                    ),
-                                    Location::graph(body),
-                                );
-                            }
-                        }
-                        _ => {}
-                    }
-                } else {
-                    color[f] = 2;
-                    stack.pop();
-                }
-            }
+            };
+            let body = model.function(first).body;
+            self.error(
+                "check.function-recursion",
+                format!(
+                    "functions call each other in a cycle: {}",
+                    crate::calls::cycle_text(model, &cycle)
+                ),
+                Location::graph(body),
+            );
         }
     }
 

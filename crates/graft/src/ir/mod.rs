@@ -23,7 +23,7 @@ pub use data::{
     normalize_domain,
 };
 pub use ids::{Arena, ArenaId, FunctionId, GraphId, NodeId, ValueId};
-pub use names::{Names, is_keyword, snake_case};
+pub use names::{Names, is_identifier, is_keyword, snake_case};
 pub use scope::{Found, Resolver, Resolving, Saved};
 pub use touched::Touched;
 pub use walk::{FunctionIndex, ScopeTree, call_key};

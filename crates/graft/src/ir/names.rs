@@ -145,6 +145,12 @@ impl Names {
     }
 }
 
+/// Whether `text` is an identifier: a letter or `_`, then letters, digits and `_`.
+pub fn is_identifier(text: &str) -> bool {
+    text.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+        && text.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
 /// `MatMul` → `matmul`, `ReduceSum` → `reduce_sum`, `If` → `if_`: the constructor
 /// names of the generated operator sets (also the base of output names).
 pub fn snake_case(op: &str) -> String {

@@ -115,23 +115,10 @@ pub enum Which {
 /// The calls of `key`: in the main graph, the training graphs and every function body,
 /// subgraphs at any depth included.
 pub fn call_sites(model: &Model, key: &FunctionKey) -> Vec<NodeId> {
-    let mut roots = model.model_roots().collect::<Vec<_>>();
-    roots.extend(model.functions.iter().map(|&f| model.function(f).body));
-    let mut out = Vec::new();
-    for root in roots {
-        for g in model.scope_tree(root) {
-            for &n in &model.graph(g).nodes {
-                let node = model.node(n);
-                if node.op_type() == key.name
-                    && node.domain() == key.domain
-                    && node.overload() == key.overload
-                {
-                    out.push(n);
-                }
-            }
-        }
-    }
-    out
+    model
+        .live_nodes()
+        .filter(|&n| crate::ir::call_key(model.node(n)) == *key)
+        .collect()
 }
 
 /// Functions called (directly, subgraphs included) by the graphs under `roots`.

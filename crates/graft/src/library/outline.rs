@@ -16,7 +16,7 @@ use crate::ir::{
     ValueDef, ValueId, ValueInfo, normalize_domain,
 };
 
-use crate::ir::Names;
+use crate::ir::{Names, is_identifier};
 
 /// What node `n` reads: its inputs and the outer values its subgraphs read.
 fn reads(model: &Model, n: NodeId) -> Vec<ValueId> {
@@ -26,11 +26,6 @@ fn reads(model: &Model, n: NodeId) -> Vec<ValueId> {
         out.extend(model.free_values(g));
     }
     out
-}
-
-fn is_identifier(text: &str) -> bool {
-    text.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
-        && text.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
 /// Reads `DOMAIN.NAME` (the name after the last dot) as the key of a new function of

@@ -95,12 +95,10 @@ pub fn expand_standard_ops(
     model: &mut Model,
     ops: Option<&[String]>,
 ) -> Result<StandardReport, LibraryError> {
-    let mut roots = model.model_roots().collect::<Vec<_>>();
-    roots.extend(model.functions.iter().map(|&f| model.function(f).body));
     let inferred = crate::infer::infer(model);
     let mut nodes = Vec::new();
     let mut skipped = Vec::new();
-    for root in roots {
+    for root in model.all_roots() {
         for g in model.scope_tree(root) {
             for &n in &model.graph(g).nodes {
                 let op = model.node(n).op_type();
@@ -339,12 +337,7 @@ fn expand(
 /// (LayerNormalization's `Mean` when only `Y` is used). Nodes that were there
 /// before are never touched.
 fn prune_new(model: &mut Model, first_new: usize) {
-    let mut roots = model.model_roots().collect::<Vec<_>>();
-    roots.extend(model.functions.iter().map(|&f| model.function(f).body));
-    let graphs: Vec<_> = roots
-        .into_iter()
-        .flat_map(|r| model.scope_tree(r))
-        .collect();
+    let graphs: Vec<_> = model.scope_trees(model.all_roots()).collect();
     loop {
         let mut used: std::collections::HashSet<crate::ir::ValueId, crate::hash::FxBuild> =
             Default::default();

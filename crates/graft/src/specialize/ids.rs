@@ -1,7 +1,7 @@
 //! Overload ids from bound values (`alpha_0p2`, `to_7`, `h_<fnv64>` when long).
 
 use super::Env;
-use crate::ir::{AttrValue, Model};
+use crate::ir::{AttrValue, Model, is_identifier};
 
 /// The overload id for `env`: readable (`alpha_0p2`, `to_7`, `a_1__b_m2`) when every
 /// value has a short spelling, else `h_` and a 64-bit FNV-1a hash of the canonical
@@ -33,14 +33,6 @@ pub(crate) fn overload_id(model: &Model, generic: &str, env: &Env) -> String {
     } else {
         format!("{generic}__{id}")
     }
-}
-
-fn is_identifier(s: &str) -> bool {
-    let mut chars = s.chars();
-    chars
-        .next()
-        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
 /// An identifier-safe spelling of a short value.

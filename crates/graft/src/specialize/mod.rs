@@ -34,8 +34,8 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 
 use crate::calls::CallBinding;
 use crate::ir::{
-    AttrKind, AttrValue, Attribute, Function, FunctionId, FunctionIndex, FunctionKey, GraphId,
-    GraphOwner, Model, NodeId, normalize_domain,
+    AttrKind, AttrValue, Attribute, Function, FunctionId, FunctionIndex, FunctionKey, GraphOwner,
+    Model, NodeId, normalize_domain,
 };
 
 /// What a specialization did.
@@ -272,15 +272,7 @@ pub fn specialize_all_with(
     let mut work = model.clone();
     let mut s = Specializer::new(&work)?;
     s.keep = options.keep.iter().cloned().collect();
-    let mut roots: Vec<GraphId> = work.graph.into_iter().collect();
-    for t in &work.training_info {
-        roots.extend(t.initialization);
-        roots.extend(t.algorithm);
-    }
-    let mut calls: Vec<NodeId> = roots.iter().flat_map(|&g| work.nodes_under(g)).collect();
-    for &f in &work.functions {
-        calls.extend(work.nodes_under(work.function(f).body));
-    }
+    let calls: Vec<NodeId> = work.live_nodes().collect();
     for n in calls {
         // A function body may have been dropped by an earlier step.
         if !s.live(&work, n) {
@@ -431,13 +423,7 @@ pub fn parse_call_attribute(
 /// The node a user names: a node name, else the name of one of its outputs. Searches
 /// the main graph, its subgraphs, training graphs and function bodies.
 pub fn find_node(model: &Model, name: &str) -> Option<NodeId> {
-    let mut roots: Vec<GraphId> = model.graph.into_iter().collect();
-    for t in &model.training_info {
-        roots.extend(t.initialization);
-        roots.extend(t.algorithm);
-    }
-    roots.extend(model.functions.iter().map(|&f| model.function(f).body));
-    let all: Vec<NodeId> = roots.iter().flat_map(|&g| model.nodes_under(g)).collect();
+    let all: Vec<NodeId> = model.live_nodes().collect();
     all.iter()
         .copied()
         .find(|&n| model.node(n).name() == name)
@@ -508,56 +494,12 @@ impl Specializer {
 
     /// Calls that form a cycle make specialization endless: refuse them first.
     fn recursion(&self, model: &Model) -> Result<(), SpecializeError> {
-        let index: HashMap<FunctionId, usize> = model
-            .functions
-            .iter()
-            .enumerate()
-            .map(|(i, &f)| (f, i))
-            .collect();
-        let edges: Vec<Vec<usize>> = model
-            .functions
-            .iter()
-            .map(|&f| {
-                model
-                    .nodes_under(model.function(f).body)
-                    .filter_map(|n| self.callee(model, n))
-                    .filter_map(|g| index.get(&g).copied())
-                    .collect()
-            })
-            .collect();
-        let mut color = vec![0u8; edges.len()];
-        for start in 0..edges.len() {
-            if color[start] != 0 {
-                continue;
-            }
-            color[start] = 1;
-            let mut stack = vec![(start, 0usize)];
-            while let Some(&mut (f, ref mut next)) = stack.last_mut() {
-                let Some(&g) = edges[f].get(*next) else {
-                    color[f] = 2;
-                    stack.pop();
-                    continue;
-                };
-                *next += 1;
-                match color[g] {
-                    0 => {
-                        color[g] = 1;
-                        stack.push((g, 0));
-                    }
-                    1 => {
-                        let mut cycle: Vec<String> = stack
-                            .iter()
-                            .skip_while(|(h, _)| *h != g)
-                            .map(|(h, _)| model.function(model.functions[*h]).key().to_string())
-                            .collect();
-                        cycle.push(model.function(model.functions[g]).key().to_string());
-                        return Err(SpecializeError::Recursion(cycle.join(" -> ")));
-                    }
-                    _ => {}
-                }
-            }
+        match crate::calls::call_cycles(model, &self.functions).first() {
+            Some(cycle) => Err(SpecializeError::Recursion(crate::calls::cycle_text(
+                model, cycle,
+            ))),
+            None => Ok(()),
         }
-        Ok(())
     }
 
     /// Specializes call `n` of `callee` (whose attributes are already final).
@@ -787,23 +729,9 @@ fn needs_conversion(model: &Model, f: FunctionId) -> Option<(i64, i64)> {
 
 /// Keys of every function some live node calls.
 fn called_keys(model: &Model) -> HashSet<FunctionKey> {
-    let mut roots: Vec<GraphId> = model.graph.into_iter().collect();
-    for t in &model.training_info {
-        roots.extend(t.initialization);
-        roots.extend(t.algorithm);
-    }
-    roots.extend(model.functions.iter().map(|&f| model.function(f).body));
-    roots
-        .iter()
-        .flat_map(|&g| model.nodes_under(g))
-        .map(|n| {
-            let node = model.node(n);
-            FunctionKey {
-                domain: normalize_domain(node.domain()).to_string(),
-                name: node.op_type().to_string(),
-                overload: node.overload().to_string(),
-            }
-        })
+    model
+        .live_nodes()
+        .map(|n| crate::ir::call_key(model.node(n)))
         .collect()
 }
 

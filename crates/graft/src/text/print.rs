@@ -647,12 +647,16 @@ impl<'m> Printer<'m> {
         }
         self.out.push_str("= ");
         // Operator: `domain.op:overload`, as far as the syntax can say it.
-        let op_ok = n.op_type.as_deref().is_some_and(is_ident);
+        let op_ok = n.op_type.as_deref().is_some_and(crate::ir::is_identifier);
         let written_domain = match n.domain.as_deref() {
             Some(d) if op_ok && domain_writable(d) => d,
             _ => "",
         };
-        let written_op = n.op_type.as_deref().filter(|o| is_ident(o)).unwrap_or("");
+        let written_op = n
+            .op_type
+            .as_deref()
+            .filter(|o| crate::ir::is_identifier(o))
+            .unwrap_or("");
         if !written_domain.is_empty() {
             self.out.push_str(written_domain);
             self.out.push('.');
@@ -671,7 +675,10 @@ impl<'m> Printer<'m> {
         if Some(written_op) != n.op_type.as_deref() {
             write_ann_opt_str(r.key("op_type"), n.op_type.as_deref());
         }
-        let written_overload = n.overload.as_deref().filter(|o| is_ident(o));
+        let written_overload = n
+            .overload
+            .as_deref()
+            .filter(|o| crate::ir::is_identifier(o));
         if let Some(o) = written_overload {
             self.out.push(':');
             self.out.push_str(o);
@@ -768,7 +775,7 @@ impl<'m> Printer<'m> {
     /// Whether ONNX attribute syntax writes this attribute (extras aside) and
     /// onnx.parser reads it back whole.
     fn attr_standard(&self, a: &Attribute) -> bool {
-        if !a.name.as_deref().is_some_and(is_ident) {
+        if !a.name.as_deref().is_some_and(crate::ir::is_identifier) {
             return false;
         }
         match &a.kind {

@@ -148,7 +148,7 @@ impl Printer<'_> {
                     Some("")
                 };
                 let writable = |n: &str| match name {
-                    TName::Attr => is_ident(n),
+                    TName::Attr => crate::ir::is_identifier(n),
                     _ => !n.is_empty(),
                 };
                 match t.name.as_deref() {

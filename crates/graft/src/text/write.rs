@@ -31,16 +31,10 @@ impl Rec {
     }
 }
 
-pub(super) fn is_ident(s: &str) -> bool {
-    let mut b = s.bytes();
-    matches!(b.next(), Some(c) if c.is_ascii_alphabetic() || c == b'_')
-        && b.all(|c| c.is_ascii_alphanumeric() || c == b'_')
-}
-
 /// A name as ONNX text writes it: bare when it is an identifier that is not a type
 /// word, quoted otherwise.
 pub(super) fn write_name(out: &mut String, s: &str, h: bool) {
-    if is_ident(s) && !is_type_word(s) {
+    if crate::ir::is_identifier(s) && !is_type_word(s) {
         out.push_str(s);
     } else {
         write_onnx_str(out, s, h);
@@ -188,13 +182,13 @@ pub(super) fn valid_dtype(d: Option<i32>) -> Option<i32> {
 
 /// A domain ONNX text can write before an operator: dotted identifiers.
 pub(super) fn domain_writable(d: &str) -> bool {
-    !d.is_empty() && d.split('.').all(is_ident)
+    !d.is_empty() && d.split('.').all(crate::ir::is_identifier)
 }
 
 /// A graph name a GRAPH attribute can carry: onnx.parser reads a type word or a float
 /// word there as something else.
 pub(super) fn attr_graph_name(s: &str) -> bool {
-    is_ident(s) && !is_type_word(s) && !values::is_float_word(s)
+    crate::ir::is_identifier(s) && !is_type_word(s) && !values::is_float_word(s)
 }
 
 // ----- types -----
@@ -239,7 +233,7 @@ pub(super) fn type_structure(t: &Type, exact: bool) -> bool {
         Some(TypeValue::Opaque { domain, name }) => match (domain, name) {
             (None, None) => true,
             (None, Some(n)) => domain_writable(n),
-            (Some(d), Some(n)) => domain_writable(d) && is_ident(n),
+            (Some(d), Some(n)) => domain_writable(d) && crate::ir::is_identifier(n),
             (Some(_), None) => false,
         },
     }
@@ -258,7 +252,7 @@ pub(super) fn write_shape(out: &mut String, shape: &Option<Shape>, h: bool) {
                 match &d.value {
                     Some(DimValue::Value(v)) => values::write_i64(out, *v),
                     Some(DimValue::Param(p)) => {
-                        if is_ident(p) {
+                        if crate::ir::is_identifier(p) {
                             out.push_str(p);
                         } else {
                             write_onnx_str(out, p, h);
