@@ -13,7 +13,7 @@
 use super::wire::{
     DecodeError, Input, MAX_DEPTH, Result, Wire, push_fixed32, push_fixed64, push_varints,
 };
-use crate::diag::{Diagnostic, Location, Severity};
+use crate::diag::Diagnostic;
 use crate::ir::*;
 
 pub(super) struct Importer<'a> {
@@ -83,10 +83,6 @@ impl<'a> Importer<'a> {
             field,
             wire_type: wire.wire_type(),
         });
-    }
-
-    fn report(&mut self, severity: Severity, code: &'static str, message: String, at: Location) {
-        self.pending.push((severity, code, message, at));
     }
 
     fn str(&self, s: usize, e: usize) -> Result<&'a str> {
@@ -479,31 +475,7 @@ impl<'a> Importer<'a> {
             }
         }
         self.leave();
-        let kind = match raw.into_kind() {
-            Ok(kind) => kind,
-            Err(raw) => {
-                self.report(
-                    Severity::Warning,
-                    "import.malformed-attribute",
-                    format!(
-                        "attribute {:?} is malformed (type {:?}{}); it is kept as it is",
-                        name.as_deref().unwrap_or(""),
-                        raw.r#type,
-                        if raw.ref_attr_name.is_some() {
-                            ", with ref_attr_name"
-                        } else {
-                            ""
-                        }
-                    ),
-                    Location {
-                        graph: Some(graph),
-                        node,
-                        ..Location::default()
-                    },
-                );
-                AttrKind::Raw(raw)
-            }
-        };
+        let kind = self.attribute_kind(name.as_deref(), raw, graph, node);
         Ok(Attribute {
             name,
             doc_string,

@@ -230,4 +230,40 @@ pub trait Resolving {
         let (values, scopes, found) = self.resolving();
         scopes.resolve(values, found, graph, name, what)
     }
+
+    /// An attribute as read: a value or a reference when its fields form one, else
+    /// kept raw (every field) and reported.
+    fn attribute_kind(
+        &mut self,
+        name: Option<&str>,
+        raw: super::RawAttribute,
+        graph: GraphId,
+        node: Option<super::NodeId>,
+    ) -> super::AttrKind {
+        match raw.into_kind() {
+            Ok(kind) => kind,
+            Err(raw) => {
+                let with_ref = if raw.ref_attr_name.is_some() {
+                    ", with ref_attr_name"
+                } else {
+                    ""
+                };
+                self.resolving().2.push((
+                    Severity::Warning,
+                    "import.malformed-attribute",
+                    format!(
+                        "attribute {:?} is malformed (type {:?}{with_ref}); it is kept as it is",
+                        name.unwrap_or(""),
+                        raw.r#type,
+                    ),
+                    Location {
+                        graph: Some(graph),
+                        node,
+                        ..Location::default()
+                    },
+                ));
+                super::AttrKind::Raw(raw)
+            }
+        }
+    }
 }

@@ -7,7 +7,7 @@
 //! diagnostics, as on import.
 
 use super::ast::*;
-use crate::diag::{Diagnostic, Location, Severity};
+use crate::diag::Diagnostic;
 use crate::ir::*;
 
 pub(super) struct Builder {
@@ -271,31 +271,7 @@ impl Builder {
             sparse_tensors: a.sparse_tensors,
             type_protos: a.type_protos,
         };
-        let kind = match raw.into_kind() {
-            Ok(kind) => kind,
-            Err(raw) => {
-                self.pending.push((
-                    Severity::Warning,
-                    "import.malformed-attribute",
-                    format!(
-                        "attribute {:?} is malformed (type {:?}{}); it is kept as it is",
-                        a.name.as_deref().unwrap_or(""),
-                        raw.r#type,
-                        if raw.ref_attr_name.is_some() {
-                            ", with ref_attr_name"
-                        } else {
-                            ""
-                        }
-                    ),
-                    Location {
-                        graph: Some(graph),
-                        node,
-                        ..Location::default()
-                    },
-                ));
-                AttrKind::Raw(raw)
-            }
-        };
+        let kind = self.attribute_kind(a.name.as_deref(), raw, graph, node);
         Attribute {
             name: a.name,
             doc_string: a.doc_string,
