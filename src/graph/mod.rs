@@ -408,6 +408,7 @@ fn Properties() -> impl IntoView {
             <section class="props" data-testid="properties">
                 <h3>{p.title.clone()} " " <small>{p.kind.clone()}</small></h3>
                 <p class="props-name">{p.name.clone()}</p>
+                {p.problem.clone().map(|text| view! { <p class="attr-error" data-testid="call-problem">{text}</p> })}
                 <Show when={let d = p.domain.clone(); move || !d.is_empty()}>
                     <p>"domain " {p.domain.clone()}</p>
                 </Show>

@@ -1379,6 +1379,7 @@ impl Session {
         let mut p = Properties {
             title: it.title.clone(),
             name: it.subtitle.clone(),
+            problem: it.problem.clone(),
             ..Properties::default()
         };
         match &it.kind {
@@ -1593,6 +1594,8 @@ pub struct Properties {
     pub title: String,
     pub kind: String,
     pub name: String,
+    /// For a call the rules of `graft::calls` reject: what is wrong, with its code.
+    pub problem: Option<String>,
     pub domain: String,
     pub attributes: Vec<(String, String, &'static str)>,
     pub inputs: Vec<String>,
@@ -2639,6 +2642,43 @@ main (float[2,3] x) => (y) {
             .expect("properties");
         assert_eq!(thing.inputs, ["t: float[2,3]"]);
         assert_eq!(thing.outputs, ["u (type unknown)"]);
+    }
+
+    #[test]
+    fn a_call_the_rules_reject_shows_its_problem() {
+        let mut session = Session::default();
+        let text = r#"<ir_version: 10, opset_import: ["": 18, "local": 1]>
+main (float[4] x) => (float[4] y) {
+  [bad] y = local.F <alpha = 0.5, beta = 1.0> (x)
+}
+<domain: "local", opset_import: ["": 18]>
+F <alpha> (x) => (y) {
+  y = LeakyRelu <alpha: float = @alpha> (x)
+}
+"#;
+        open(&mut session, vec![text_file("bad-call.onnx", text)]);
+        let scene = session
+            .open()
+            .and_then(|o| o.scene.as_ref())
+            .expect("scene");
+        let call = (0..scene.view.items.len() as ItemId)
+            .find(|&i| {
+                matches!(
+                    scene.view.item(i).map(|it| &it.kind),
+                    Some(ItemKind::Node {
+                        callee: Some(_),
+                        ..
+                    })
+                )
+            })
+            .expect("the call is drawn");
+        session.toggle(call);
+        let props = session.properties(call).expect("properties");
+        let problem = props.problem.unwrap_or_default();
+        assert!(
+            problem.contains("check.call-undeclared-attribute") && problem.contains("\"beta\""),
+            "{problem}"
+        );
     }
 
     #[test]
