@@ -641,9 +641,8 @@ pub fn call_cycles(model: &Model, index: &FunctionIndex) -> Vec<Vec<FunctionId>>
         .functions
         .iter()
         .map(|&f| {
-            model
-                .nodes_under(model.function(f).body)
-                .filter_map(|n| index.callee(model, n))
+            index
+                .callees_under(model, model.function(f).body)
                 .filter_map(|g| position.get(&g).copied())
                 .collect()
         })

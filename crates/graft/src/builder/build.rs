@@ -144,10 +144,8 @@ pub(super) fn build_model(
     let mut k = 0;
     while k < called.len() {
         let body = m.function(called[k]).body;
-        for n in m.nodes_under(body) {
-            if let Some(f) = index.callee(&m, n)
-                && !called.contains(&f)
-            {
+        for f in index.callees_under(&m, body) {
+            if !called.contains(&f) {
                 called.push(f);
             }
         }

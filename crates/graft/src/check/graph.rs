@@ -236,7 +236,7 @@ impl<'m> Checker<'m> {
 
     /// The opset version in force for `domain` at graph `g`, or `None` if not imported.
     fn opset_version(&mut self, g: GraphId, domain: &'m str) -> Option<i64> {
-        let scope = self.enclosing_function(g);
+        let scope = self.model.enclosing_function(g);
         if let Some(&v) = self.opset_cache.get(&(scope, domain)) {
             return v;
         }
@@ -287,7 +287,7 @@ impl<'m> Checker<'m> {
 
         let version = self.opset_version(g, domain);
         if version.is_none() {
-            let scope = if self.enclosing_function(g).is_some() {
+            let scope = if self.model.enclosing_function(g).is_some() {
                 "the function's"
             } else {
                 "the model's"
@@ -332,7 +332,7 @@ impl<'m> Checker<'m> {
         };
         // Runtimes evaluate function bodies at the model's version: the op must mean
         // the same there (semantics.md section 1).
-        if self.enclosing_function(g).is_some()
+        if self.model.enclosing_function(g).is_some()
             && let Some(model_version) = self.model.opset_version(domain)
             && model_version != version
         {
@@ -357,7 +357,7 @@ impl<'m> Checker<'m> {
     /// Rules about attributes that hold wherever the node is.
     fn attributes_in_context(&mut self, g: GraphId, n: NodeId) {
         let model = self.model;
-        let function = self.enclosing_function(g);
+        let function = self.model.enclosing_function(g);
         let attributes = &model.node(n).attributes;
         for (i, a) in attributes.iter().enumerate() {
             let at = || Location::node(g, n).with(format!("attribute {:?}", a.name()));

@@ -522,10 +522,10 @@ impl<'m> Checker<'m> {
         let model = self.model;
         let mut reported = HashSet::new();
         for (id, node) in model.nodes.iter() {
-            if self.enclosing_function(node.graph).is_none() {
+            if model.enclosing_function(node.graph).is_none() {
                 continue;
             }
-            let Some(callee) = self.callee(id) else {
+            let Some(callee) = self.functions.callee(model, id) else {
                 continue;
             };
             let domain = model.function(callee).key().domain;
@@ -564,16 +564,6 @@ impl<'m> Checker<'m> {
                 Location::graph(body),
             );
         }
-    }
-
-    /// The local function a node calls, if any.
-    pub fn callee(&self, node: NodeId) -> Option<FunctionId> {
-        self.functions.callee(self.model, node)
-    }
-
-    /// The function whose body (at any depth) holds `graph`, if any.
-    pub fn enclosing_function(&self, graph: GraphId) -> Option<FunctionId> {
-        self.model.enclosing_function(graph)
     }
 }
 

@@ -234,6 +234,18 @@ impl FunctionIndex {
         self.by_key.is_empty()
     }
 
+    /// The local functions the nodes of the scope tree under `root` call, a function
+    /// once per call.
+    pub fn callees_under<'m>(
+        &'m self,
+        model: &'m Model,
+        root: GraphId,
+    ) -> impl Iterator<Item = FunctionId> + 'm {
+        model
+            .nodes_under(root)
+            .filter_map(move |n| self.callee(model, n))
+    }
+
     /// Functions listed after another with the same key.
     pub fn duplicates(&self) -> &[FunctionId] {
         &self.duplicates

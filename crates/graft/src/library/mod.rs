@@ -23,9 +23,7 @@ mod standard;
 use std::collections::HashSet;
 
 use crate::hash::{FxBuild, FxMap};
-use crate::ir::{
-    FunctionId, FunctionIndex, FunctionKey, GraphId, GraphOwner, Model, NodeId, OpsetId,
-};
+use crate::ir::{FunctionId, FunctionIndex, FunctionKey, GraphOwner, Model, NodeId, OpsetId};
 
 pub use inline::inline_call;
 pub use outline::{new_function_key, outline};
@@ -121,30 +119,18 @@ pub fn call_sites(model: &Model, key: &FunctionKey) -> Vec<NodeId> {
         .collect()
 }
 
-/// Functions called (directly, subgraphs included) by the graphs under `roots`.
-fn called_from(model: &Model, functions: &FunctionIndex, roots: &[GraphId]) -> Vec<FunctionId> {
-    let mut out = Vec::new();
-    for &root in roots {
-        for g in model.scope_tree(root) {
-            for &n in &model.graph(g).nodes {
-                if let Some(f) = functions.callee(model, n) {
-                    out.push(f);
-                }
-            }
-        }
-    }
-    out
-}
-
 /// The functions reachable through calls from the model's roots and from `keep`.
 fn reachable(model: &Model, keep: &[FunctionId]) -> HashSet<FunctionId, FxBuild> {
     let functions = FunctionIndex::new(model);
     let mut seen: HashSet<FunctionId, FxBuild> = HashSet::default();
-    let mut stack = called_from(model, &functions, &model.model_roots().collect::<Vec<_>>());
-    stack.extend_from_slice(keep);
+    let mut stack: Vec<FunctionId> = model
+        .model_roots()
+        .flat_map(|r| functions.callees_under(model, r))
+        .chain(keep.iter().copied())
+        .collect();
     while let Some(f) = stack.pop() {
         if seen.insert(f) {
-            stack.extend(called_from(model, &functions, &[model.function(f).body]));
+            stack.extend(functions.callees_under(model, model.function(f).body));
         }
     }
     seen
@@ -194,13 +180,10 @@ fn remove_uncalled(
     }
     loop {
         let functions = FunctionIndex::new(model);
-        let mut called: HashSet<FunctionId, FxBuild> =
-            called_from(model, &functions, &model.model_roots().collect::<Vec<_>>())
-                .into_iter()
-                .collect();
-        for &f in &model.functions {
-            called.extend(called_from(model, &functions, &[model.function(f).body]));
-        }
+        let called: HashSet<FunctionId, FxBuild> = model
+            .all_roots()
+            .flat_map(|r| functions.callees_under(model, r))
+            .collect();
         let before = model.functions.len();
         let mut kept = Vec::with_capacity(before);
         let mut gone = Vec::new();
@@ -214,7 +197,10 @@ fn remove_uncalled(
         }
         model.functions = kept;
         // Another round only when a removed body called something.
-        if gone.is_empty() || called_from(model, &functions, &gone).is_empty() {
+        if gone
+            .iter()
+            .all(|&g| functions.callees_under(model, g).next().is_none())
+        {
             return removed;
         }
     }
@@ -416,13 +402,15 @@ fn flatten(nodes: &[NodeId], expansions: &FxMap<NodeId, Vec<NodeId>>, out: &mut 
 /// Whether `start` calls itself through any chain of calls.
 pub(crate) fn reaches_itself(model: &Model, functions: &FunctionIndex, start: FunctionId) -> bool {
     let mut seen: HashSet<FunctionId, FxBuild> = HashSet::default();
-    let mut stack = called_from(model, functions, &[model.function(start).body]);
+    let mut stack: Vec<FunctionId> = functions
+        .callees_under(model, model.function(start).body)
+        .collect();
     while let Some(f) = stack.pop() {
         if f == start {
             return true;
         }
         if seen.insert(f) {
-            stack.extend(called_from(model, functions, &[model.function(f).body]));
+            stack.extend(functions.callees_under(model, model.function(f).body));
         }
     }
     false
