@@ -46,12 +46,10 @@ impl<'m> Checker<'m> {
     fn outer_names(&self, g: GraphId) -> Set<&'m str> {
         let model: &'m crate::ir::Model = self.model;
         let mut names = Set::default();
-        let mut current = self.model.parent_graph(g);
-        while let Some(outer) = current {
+        for outer in model.scope_chain(g).skip(1) {
             for v in self.definitions(outer) {
                 names.insert(model.value(v).name.as_str());
             }
-            current = self.model.parent_graph(outer);
         }
         names
     }

@@ -342,13 +342,7 @@ impl<'h, 'g, 'o> Planner<'h, 'g, 'o> {
         };
         // Host values visible in the target: its graph and the enclosing ones,
         // innermost first.
-        let mut chain = vec![self.target()];
-        while let Some(parent) = chain.last().and_then(|&c| self.host.parent_graph(c)) {
-            if chain.contains(&parent) {
-                break;
-            }
-            chain.push(parent);
-        }
+        let chain: Vec<GraphId> = self.host.scope_chain(self.target()).collect();
         let wanted: HashSet<&str, FxBuild> =
             self.opts.bindings.iter().map(|(_, h)| h.as_str()).collect();
         let mut visible: FxMap<&str, (usize, ValueId)> = FxMap::default();
@@ -686,18 +680,11 @@ impl<'h, 'g, 'o> Planner<'h, 'g, 'o> {
             }
             let main = self.origins.get(value.graph.index()) == Some(&Origin::Main);
             let shadows = || {
-                let mut g = guest.parent_graph(value.graph);
-                for _ in 0..guest.graphs.len() {
-                    let Some(outer) = g else { return false };
-                    if by_graph
+                guest.scope_chain(value.graph).skip(1).any(|outer| {
+                    by_graph
                         .get(&outer)
                         .is_some_and(|n| n.contains(value.name.as_str()))
-                    {
-                        return true;
-                    }
-                    g = guest.parent_graph(outer);
-                }
-                false
+                })
             };
             let name = if rename_main && main {
                 let base = prefixed(&self.prefix, &value.name);
@@ -961,8 +948,7 @@ impl<'h, 'g, 'o> Planner<'h, 'g, 'o> {
     /// A quantization annotation with its tensor names following the renamed values.
     fn annotation(&self, g: GraphId, a: &TensorAnnotation) -> TensorAnnotation {
         let rename = |name: &str| -> String {
-            let mut current = Some(g);
-            while let Some(graph) = current {
+            for graph in self.guest.scope_chain(g) {
                 let found = self
                     .guest
                     .values
@@ -973,7 +959,6 @@ impl<'h, 'g, 'o> Planner<'h, 'g, 'o> {
                         .value(Some(v))
                         .map_or(name.to_string(), |h| self.name_of(h).to_string());
                 }
-                current = self.guest.parent_graph(graph);
             }
             name.to_string()
         };
