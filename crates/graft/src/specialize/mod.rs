@@ -32,7 +32,7 @@ pub(crate) use ids::overload_id;
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
-use crate::calls::CallBinding;
+use crate::calls::{CallBinding, call_label};
 use crate::ir::{
     AttrKind, AttrValue, Attribute, Function, FunctionId, FunctionIndex, FunctionKey, GraphOwner,
     Model, NodeId, normalize_domain,
@@ -127,7 +127,7 @@ pub fn use_overload(
     let Some(node) = model.nodes.get(call) else {
         return Err(SpecializeError::NoSuchNode(format!("{call:?}")));
     };
-    let label = describe(model, call);
+    let label = call_label(model, call);
     let key = FunctionKey {
         domain: crate::ir::normalize_domain(node.domain()).to_string(),
         name: node.op_type().to_string(),
@@ -204,7 +204,7 @@ pub fn specialize_with(
         }
         crate::calls::Resolved::NotACall => {
             return Err(SpecializeError::NotACall {
-                node: describe(&work, call),
+                node: call_label(&work, call),
             });
         }
     };
@@ -231,7 +231,7 @@ pub fn specialize_with(
             && work.function(callee).attribute_proto.is_empty()
         {
             return Err(SpecializeError::NoGeneric {
-                node: describe(&work, call),
+                node: call_label(&work, call),
                 overload: current.to_string(),
                 generic: generic.to_string(),
             });
@@ -437,11 +437,6 @@ pub fn find_node(model: &Model, name: &str) -> Option<NodeId> {
                     .any(|&v| model.value(v).name == name)
             })
         })
-}
-
-/// A node as error messages name it.
-fn describe(model: &Model, n: NodeId) -> String {
-    crate::calls::call_label(model, n)
 }
 
 struct Specializer {
@@ -755,7 +750,7 @@ fn bind(
             }
             AttrKind::Ref { name, .. } => {
                 return Err(SpecializeError::ReferenceAtCall {
-                    node: describe(model, n),
+                    node: call_label(model, n),
                     attribute: b.name,
                     reference: name,
                 });
