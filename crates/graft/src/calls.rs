@@ -550,25 +550,6 @@ impl CallBinding {
     }
 }
 
-/// Binds call `n` for a pass that needs it valid: `Ok(None)` for a node that calls no
-/// local function, the refusal for a missing function or any problem of the callee or
-/// the call.
-pub fn bind_checked(
-    model: &Model,
-    index: &FunctionIndex,
-    n: NodeId,
-) -> Result<Option<CallBinding>, CallError> {
-    match resolve(model, index, n) {
-        Resolved::NotACall => Ok(None),
-        Resolved::Missing => Err(CallError::new(model, n, &missing_function(model, n))),
-        Resolved::Function(f) => {
-            let binding = CallBinding::bind(model, n, f);
-            binding.check(model, index)?;
-            Ok(Some(binding))
-        }
-    }
-}
-
 /// The first of: an input the call omits (`""` or a missing trailing one) whose
 /// formal the body reads where an op requires a value (semantics.md case 50), or
 /// whose formal the function passes through as an output the call names.

@@ -144,7 +144,7 @@ impl Engine {
         if matches!(model.graph(root).owner, GraphOwner::Function(_)) {
             for o in &imports {
                 let domain = o.normalized_domain();
-                if self.functions.keys().any(|k| k.domain == domain) {
+                if self.functions.has_domain(domain) {
                     import_domain(&mut model.opset_import, domain, o.version);
                 }
             }
