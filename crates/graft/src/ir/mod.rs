@@ -8,6 +8,7 @@
 //! follows.
 
 mod attr;
+mod copy;
 mod data;
 mod ids;
 mod names;
@@ -16,6 +17,7 @@ mod touched;
 mod walk;
 
 pub use attr::{AttrKind, AttrType, AttrValue, Attribute, RawAttribute};
+pub use copy::{Copier, ValueMap};
 pub use data::{
     DATA_LOCATION_EXTERNAL, DeviceConfiguration, Dim, DimValue, ExternalRef, IntIntList,
     NodeDeviceConfiguration, OpsetId, Segment, Shape, ShardedDim, ShardingSpec, SimpleShardedDim,

@@ -11,8 +11,8 @@ use super::{InlineCallReport, LibraryError, import_domain, remove_uncalled};
 use crate::calls::CallBinding;
 use crate::hash::{FxBuild, FxMap};
 use crate::ir::{
-    AttrKind, AttrValue, Attribute, Function, FunctionId, FunctionIndex, Graph, GraphId,
-    GraphOwner, Model, Names, Node, NodeId, ValueDef, ValueId, ValueInfo,
+    Function, FunctionId, FunctionIndex, GraphId, GraphOwner, Model, Names, Node, NodeId, ValueDef,
+    ValueId,
 };
 
 pub(crate) struct Engine {
@@ -59,9 +59,6 @@ pub fn inline_call(model: &mut Model, call: NodeId) -> Result<InlineCallReport, 
         removed,
     })
 }
-
-/// What a copy maps: old value to new (`None`: the absent name).
-type ValueMap = FxMap<ValueId, Option<ValueId>>;
 
 impl Engine {
     pub(crate) fn new(model: &Model) -> Self {
@@ -173,7 +170,7 @@ struct Copier<'a> {
 
 impl Copier<'_> {
     /// The nodes that replace the call, and the function (given back).
-    fn run(mut self) -> (Vec<NodeId>, Function) {
+    fn run(self) -> (Vec<NodeId>, Function) {
         let model = &*self.model;
         let call = model.node(self.call).clone();
         let graph = call.graph;
@@ -187,7 +184,7 @@ impl Copier<'_> {
             nodes: source.nodes.clone(),
             has_value_info: !source.value_info.is_empty(),
         };
-        let mut map = ValueMap::default();
+        let mut map = crate::ir::ValueMap::default();
         map.reserve(body.nodes.len() * 2 + body.inputs.len());
         for (k, formal) in body.inputs.iter().enumerate() {
             if let Some(v) = *formal {
@@ -208,13 +205,18 @@ impl Copier<'_> {
                 }
             }
         }
-        // Fresh values for everything else the body defines.
+        // Fresh values for everything else the body defines, then the nodes.
         let prefix = call.name.clone().filter(|n| !n.is_empty());
-        self.define(body_id, graph, &mut map);
+        let binding = &self.binding;
+        let bind = |name: &str| binding.get(name).cloned();
+        let mut copy = crate::ir::Copier::new(Some(&mut *self.names), &bind);
+        copy.map = map;
+        copy.define(self.model, body_id, graph);
         let mut nodes = Vec::with_capacity(body.nodes.len() + identities.len());
         for &b in &body.nodes {
-            nodes.push(self.copy_node(b, graph, &call, &mut map, prefix.as_deref()));
+            nodes.push(copy.node(self.model, b, graph, prefix.as_deref()));
         }
+        let map = copy.map;
         for (v, target) in identities {
             let source = map.get(&v).copied().flatten();
             let id = self.model.nodes.push(Node {
@@ -252,178 +254,5 @@ impl Copier<'_> {
             self.model.graphs[graph].value_info.extend(infos);
         }
         (nodes, self.function)
-    }
-
-    /// New values (fresh names) in `into` for the values `source` defines that `map`
-    /// does not map yet: inputs, weights, node outputs.
-    fn define(&mut self, source: GraphId, into: GraphId, map: &mut ValueMap) {
-        let graph = self.model.graph(source);
-        let mut defined: Vec<ValueId> = Vec::new();
-        defined.extend(graph.inputs.iter().filter_map(|i| i.value));
-        defined.extend(graph.initializers.iter().filter_map(|i| i.value));
-        defined.extend(graph.sparse_initializers.iter().filter_map(|i| i.value));
-        for &n in &graph.nodes {
-            defined.extend(self.model.node(n).outputs.iter().flatten());
-        }
-        for v in defined {
-            if map.contains_key(&v) {
-                continue;
-            }
-            let old = &self.model.values[v];
-            let def = match old.def {
-                ValueDef::Node(_) => ValueDef::Undefined,
-                other => other,
-            };
-            let name = self.names.fresh(&old.name);
-            let id = self.model.values.push(crate::ir::Value {
-                name,
-                graph: into,
-                def,
-            });
-            map.insert(v, Some(id));
-        }
-    }
-
-    fn copy_node(
-        &mut self,
-        n: NodeId,
-        into: GraphId,
-        call: &Node,
-        map: &mut ValueMap,
-        prefix: Option<&str>,
-    ) -> NodeId {
-        let old = self.model.node(n).clone();
-        let mapped = |map: &ValueMap, v: &Option<ValueId>| match v {
-            Some(v) => map.get(v).copied().unwrap_or(Some(*v)),
-            None => None,
-        };
-        let mut inputs = old.inputs;
-        for v in &mut inputs {
-            *v = mapped(map, v);
-        }
-        let mut outputs = old.outputs;
-        for v in &mut outputs {
-            *v = mapped(map, v);
-        }
-        let name = match (prefix, old.name) {
-            (Some(p), Some(name)) if !name.is_empty() => Some(format!("{p}/{name}")),
-            (_, name) => name,
-        };
-        let id = self.model.nodes.push(Node {
-            graph: into,
-            op_type: old.op_type,
-            domain: old.domain,
-            overload: old.overload,
-            name,
-            inputs,
-            outputs,
-            attributes: Vec::new(),
-            doc_string: old.doc_string,
-            metadata_props: old.metadata_props,
-            device_configurations: old.device_configurations,
-        });
-        for k in 0..self.model.nodes[id].outputs.len() {
-            if let Some(Some(v)) = self.model.nodes[id].outputs.get(k).copied() {
-                self.model.values[v].def = ValueDef::Node(id);
-            }
-        }
-        // (Collected in place: the old list's allocation is reused.)
-        let attributes = old
-            .attributes
-            .into_iter()
-            .filter_map(|a| {
-                let kind = match &a.kind {
-                    // An unbound reference is dropped.
-                    AttrKind::Ref { name, .. } => self.binding.get(name)?.clone(),
-                    _ => a.kind,
-                };
-                Some(Attribute {
-                    name: a.name,
-                    doc_string: a.doc_string,
-                    kind: self.copy_graphs(kind, id, call, map),
-                })
-            })
-            .collect();
-        self.model.nodes[id].attributes = attributes;
-        id
-    }
-
-    /// `kind` with every graph it holds copied under the new node `owner`.
-    fn copy_graphs(
-        &mut self,
-        kind: AttrKind,
-        owner: NodeId,
-        call: &Node,
-        map: &mut ValueMap,
-    ) -> AttrKind {
-        match kind {
-            AttrKind::Value(AttrValue::Graph(g)) => {
-                AttrKind::Value(AttrValue::Graph(self.copy_graph(g, owner, call, map)))
-            }
-            AttrKind::Value(AttrValue::Graphs(gs)) => AttrKind::Value(AttrValue::Graphs(
-                gs.into_iter()
-                    .map(|g| self.copy_graph(g, owner, call, map))
-                    .collect(),
-            )),
-            AttrKind::Raw(mut raw) => {
-                raw.g = raw.g.map(|g| self.copy_graph(g, owner, call, map));
-                raw.graphs = std::mem::take(&mut raw.graphs)
-                    .into_iter()
-                    .map(|g| self.copy_graph(g, owner, call, map))
-                    .collect();
-                AttrKind::Raw(raw)
-            }
-            other => other,
-        }
-    }
-
-    fn copy_graph(
-        &mut self,
-        source: GraphId,
-        owner: NodeId,
-        call: &Node,
-        map: &mut ValueMap,
-    ) -> GraphId {
-        let old = self.model.graph(source).clone();
-        let id = self.model.graphs.push(Graph::new(GraphOwner::Node(owner)));
-        self.define(source, id, map);
-        let info = |map: &ValueMap, vi: &ValueInfo| {
-            let mut vi = vi.clone();
-            vi.value = vi
-                .value
-                .map(|v| map.get(&v).copied().flatten().unwrap_or(v));
-            vi
-        };
-        let mut graph = Graph::new(GraphOwner::Node(owner));
-        graph.name = old.name.clone();
-        graph.doc_string = old.doc_string.clone();
-        graph.inputs = old.inputs.iter().map(|vi| info(map, vi)).collect();
-        graph.outputs = old.outputs.iter().map(|vi| info(map, vi)).collect();
-        graph.value_info = old.value_info.iter().map(|vi| info(map, vi)).collect();
-        graph.initializers = old
-            .initializers
-            .iter()
-            .map(|i| crate::ir::Initializer {
-                value: i.value.and_then(|v| map.get(&v).copied().flatten()),
-                tensor: i.tensor.clone(),
-            })
-            .collect();
-        graph.sparse_initializers = old
-            .sparse_initializers
-            .iter()
-            .map(|i| crate::ir::SparseInitializer {
-                value: i.value.and_then(|v| map.get(&v).copied().flatten()),
-                tensor: i.tensor.clone(),
-            })
-            .collect();
-        graph.quantization_annotation = old.quantization_annotation.clone();
-        graph.metadata_props = old.metadata_props.clone();
-        graph.nodes = old
-            .nodes
-            .iter()
-            .map(|&n| self.copy_node(n, id, call, map, None))
-            .collect();
-        self.model.graphs[id] = graph;
-        id
     }
 }

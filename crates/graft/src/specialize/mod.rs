@@ -23,14 +23,12 @@
 //! body keeps its value names; only values moved out of a folded `If` branch get fresh
 //! ones.
 
-mod copy;
 mod fold;
 mod ids;
 
-use copy::clone_graph;
 pub(crate) use ids::overload_id;
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, HashSet};
 
 use crate::calls::{CallBinding, call_label};
 use crate::ir::{
@@ -622,13 +620,12 @@ impl Specializer {
             attribute_proto: Vec::new(),
             ..generic.clone()
         });
-        let mut vmap = HashMap::new();
-        let body = clone_graph(
+        // A function body is a scope of its own: the copy keeps its value names.
+        let bind = |name: &str| env.get(name).map(|v| AttrKind::Value(v.clone()));
+        let body = crate::ir::Copier::new(None, &bind).graph(
             model,
             generic.body,
             GraphOwner::Function(made),
-            env,
-            &mut vmap,
         );
         model.function_arena[made].body = body;
         // Nested calls now carry bound values: specialize them in turn.
