@@ -91,6 +91,9 @@ pub enum Resolved {
 /// What node `n` calls: a local function of its key, else nothing when its domain
 /// holds no local function (or is a standard domain, whose ops the registry has).
 pub fn resolve(model: &Model, index: &FunctionIndex, n: NodeId) -> Resolved {
+    if index.is_empty() {
+        return Resolved::NotACall;
+    }
     if let Some(f) = index.callee(model, n) {
         return Resolved::Function(f);
     }

@@ -520,6 +520,9 @@ impl<'m> Checker<'m> {
     /// the main graph are checked against the model's imports where they stand).
     fn called_domains_imported(&mut self) {
         let model = self.model;
+        if self.functions.is_empty() {
+            return;
+        }
         let mut reported = HashSet::new();
         for (id, node) in model.nodes.iter() {
             if model.enclosing_function(node.graph).is_none() {

@@ -124,16 +124,16 @@ impl Names {
         // Most bases collide once (`x` taken, `x_2` free): they are not remembered, so
         // a whole model's names do not each cost a key. A base that collides again
         // remembers where its suffixes stand, so a batch of copies stays linear.
-        if !self.next.contains_key(base) {
-            let candidate = format!("{base}_{}", self.first);
-            if self.taken.insert(name_hash(&candidate)) {
-                return candidate;
-            }
-        }
-        let after_first = self.first + 1;
+        let first = self.first;
         let k = match self.next.get_mut(base) {
             Some(k) => k,
-            None => self.next.entry(base.to_string()).or_insert(after_first),
+            None => {
+                let candidate = format!("{base}_{first}");
+                if self.taken.insert(name_hash(&candidate)) {
+                    return candidate;
+                }
+                self.next.entry(base.to_string()).or_insert(first + 1)
+            }
         };
         loop {
             let candidate = format!("{base}_{k}");

@@ -222,6 +222,9 @@ impl FunctionIndex {
 
     /// The local function node `n` calls, if any.
     pub fn callee(&self, model: &Model, n: NodeId) -> Option<FunctionId> {
+        if self.by_key.is_empty() {
+            return None;
+        }
         let node = model.nodes.get(n)?;
         if !self.is_call_domain(node) {
             return None;
