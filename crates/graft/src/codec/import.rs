@@ -39,10 +39,7 @@ struct PendingNodes<'a> {
 }
 
 /// A `ValueInfoProto` read, its name not yet resolved.
-struct PendingInfo<'a> {
-    name: Option<&'a str>,
-    info: ValueInfo,
-}
+type PendingInfo<'a> = NamedInfo<&'a str>;
 
 /// Decodes a `ModelProto`.
 pub(super) fn decode(bytes: &bytes::Bytes) -> Result<(Model, Vec<Diagnostic>)> {
@@ -401,21 +398,6 @@ impl<'a> Importer<'a> {
             end(pending.attributes.len()),
         ));
         Ok(())
-    }
-
-    fn resolve_infos(
-        &mut self,
-        graph: GraphId,
-        infos: Vec<PendingInfo<'a>>,
-        what: &str,
-    ) -> Vec<ValueInfo> {
-        infos
-            .into_iter()
-            .map(|PendingInfo { name, mut info }| {
-                info.value = name.map(|n| self.resolve(graph, n, what));
-                info
-            })
-            .collect()
     }
 
     fn attribute(

@@ -184,28 +184,62 @@ impl Resolver {
         name: &str,
         what: &str,
     ) -> ValueId {
+        self.resolve_or(values, found, graph, name, what, false)
+    }
+
+    /// [`Resolver::resolve`], or with `annotation` the value a `value_info` entry of
+    /// `graph` names. A name nothing defines is then a warning, not an error:
+    /// exporters write such entries, and onnx and onnxruntime accept them. A new
+    /// undefined value keeps the entry (it is exported as it came) without standing
+    /// for the name anywhere else.
+    pub fn resolve_or(
+        &mut self,
+        values: &mut Arena<ValueId, Value>,
+        found: &mut Vec<Found>,
+        graph: GraphId,
+        name: &str,
+        what: &str,
+        annotation: bool,
+    ) -> ValueId {
         let h = hash(name);
         for scope in self.scopes.iter().rev() {
             if let Some(id) = scope.get(values, name, h) {
                 return id;
             }
         }
-        found.push((
-            Severity::Error,
-            "import.undefined-name",
-            format!("{what} {name:?} is not defined in this scope"),
-            Location::graph(graph),
-        ));
+        found.push(if annotation {
+            (
+                Severity::Warning,
+                "import.stray-value-info",
+                format!(
+                    "{what} {name:?} names a value nothing in scope defines; it is kept as it is"
+                ),
+                Location::graph(graph),
+            )
+        } else {
+            (
+                Severity::Error,
+                "import.undefined-name",
+                format!("{what} {name:?} is not defined in this scope"),
+                Location::graph(graph),
+            )
+        });
         let id = values.push(Value {
             name: name.to_owned(),
             graph,
             def: ValueDef::Undefined,
         });
-        if let Some(scope) = self.scopes.last_mut() {
+        if !annotation && let Some(scope) = self.scopes.last_mut() {
             scope.insert(values, name, h, id);
         }
         id
     }
+}
+
+/// A value info as read, its name not yet resolved.
+pub struct NamedInfo<N> {
+    pub name: Option<N>,
+    pub info: super::ValueInfo,
 }
 
 /// What builds a model by name (the importer, the text builder): given its values,
@@ -229,6 +263,27 @@ pub trait Resolving {
     fn resolve(&mut self, graph: GraphId, name: &str, what: &str) -> ValueId {
         let (values, scopes, found) = self.resolving();
         scopes.resolve(values, found, graph, name, what)
+    }
+
+    /// Resolves the names of a list of value infos: graph outputs by
+    /// [`Resolver::resolve`], `value_info` entries as annotations ([`Resolver::resolve_or`]).
+    fn resolve_infos<N: AsRef<str>>(
+        &mut self,
+        graph: GraphId,
+        infos: Vec<NamedInfo<N>>,
+        what: &str,
+    ) -> Vec<super::ValueInfo> {
+        infos
+            .into_iter()
+            .map(|NamedInfo { name, mut info }| {
+                info.value = name.map(|n| {
+                    let (values, scopes, found) = self.resolving();
+                    let annotation = what == "value_info";
+                    scopes.resolve_or(values, found, graph, n.as_ref(), what, annotation)
+                });
+                info
+            })
+            .collect()
     }
 
     /// An attribute as read: a value or a reference when its fields form one, else

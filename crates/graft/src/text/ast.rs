@@ -8,7 +8,7 @@ use bytes::Bytes;
 
 use crate::ir::{
     DeviceConfiguration, NodeDeviceConfiguration, OpsetId, SparseTensor, StringPair, Tensor,
-    TensorAnnotation, Type, ValueInfo,
+    TensorAnnotation, Type,
 };
 
 pub(super) type Name<'a> = Cow<'a, str>;
@@ -37,10 +37,7 @@ pub(super) struct AstGraph<'a> {
 }
 
 /// A value-info entry; `info.value` is filled in when the name is resolved.
-pub(super) struct AstInfo<'a> {
-    pub name: Option<Name<'a>>,
-    pub info: ValueInfo,
-}
+pub(super) type AstInfo<'a> = crate::ir::NamedInfo<Name<'a>>;
 
 #[derive(Default)]
 pub(super) struct AstNode<'a> {

@@ -212,21 +212,6 @@ impl Builder {
         self.model.graphs[graph].nodes = ids;
     }
 
-    fn resolve_infos(
-        &mut self,
-        graph: GraphId,
-        infos: Vec<AstInfo<'_>>,
-        what: &str,
-    ) -> Vec<ValueInfo> {
-        infos
-            .into_iter()
-            .map(|AstInfo { name, mut info }| {
-                info.value = name.map(|n| self.resolve(graph, &n, what));
-                info
-            })
-            .collect()
-    }
-
     fn attribute(
         &mut self,
         mut a: AstAttr<'_>,
