@@ -840,7 +840,7 @@ fn apply_replays_an_edit_log() {
     assert!(String::from_utf8_lossy(&out.stdout).contains("3 edits applied"));
     let written = std::fs::read_to_string(&text).expect("output");
     assert!(written.contains("gate = Sigmoid(act)"), "{written}");
-    assert!(written.contains("=> (y, gate)"), "{written}");
+    assert!(written.contains("=> (y, float[N,4] gate)"), "{written}");
     // A refused edit: exit 1, its position named, nothing written.
     std::fs::write(
         &log,
@@ -899,4 +899,44 @@ F <alpha> (x) => (y) {
         );
         assert!(!out_path.exists(), "{args:?} wrote {}", out_path.display());
     }
+}
+
+#[test]
+fn external_data_is_checked_and_moved_beside_an_output_elsewhere() {
+    let text = r#"<ir_version: 10, opset_import: ["": 18]>
+main (float[4] x) => (float[4] y) <float[4] w = ["location": "ext-w.bin", "offset": "8", "length": "16"]> {
+  y = Mul(x, w)
+}"#;
+    let mut data = vec![0xAAu8; 8];
+    for v in [1.0f32, 2.0, 3.0, 4.0] {
+        data.extend_from_slice(&v.to_le_bytes());
+    }
+    data.extend_from_slice(&[0xBB; 100]);
+    std::fs::write(temp("ext-w.bin"), &data).expect("data file");
+    let model = model_from_text("ext", text);
+    let path = model.to_str().unwrap_or("");
+    assert_eq!(graft(&["check", path]).status.code(), Some(0));
+
+    // Written to another directory: the model's bytes (only those) go beside it.
+    let other = temp("elsewhere");
+    std::fs::create_dir_all(&other).expect("dir");
+    let out = other.join("moved.onnx");
+    let outs = out.to_str().unwrap_or("");
+    let run = graft(&["convert", path, "-o", outs]);
+    assert_eq!(run.status.code(), Some(0), "{run:?}");
+    let moved = std::fs::read(other.join("moved.onnx.data")).expect("new data file");
+    assert_eq!(moved, data[8..24]);
+    let check = graft(&["check", outs]);
+    assert_eq!(check.status.code(), Some(0), "{check:?}");
+
+    // Without its data file the model fails the check, and cannot be written elsewhere.
+    std::fs::remove_file(temp("ext-w.bin")).expect("remove");
+    let check = graft(&["check", path]);
+    assert_eq!(check.status.code(), Some(1));
+    let stdout = String::from_utf8_lossy(&check.stdout);
+    assert!(stdout.contains("check.external-data"), "{stdout}");
+    let again = other.join("again.onnx");
+    let refused = graft(&["convert", path, "-o", again.to_str().unwrap_or("")]);
+    assert_clean_failure(&refused, "ext-w.bin");
+    assert!(!again.exists() && !other.join("again.onnx.data").exists());
 }

@@ -460,7 +460,7 @@ fn graph_inputs_outputs_and_types() {
             graph: "main".into(),
             value: "a".into(),
         },
-        &["=> (float[N,3] y, float[N,3] z, a)"],
+        &["=> (float[N,3] y, float[N,3] z, float[N,3] a)"],
     );
     round(
         Edit::AddOutput {
@@ -474,7 +474,7 @@ fn graph_inputs_outputs_and_types() {
             graph: "main/2.else_branch".into(),
             value: "b".into(),
         },
-        &["=> (e_out, b)"],
+        &["=> (e_out, float[N,3] b)"],
     );
     round(
         Edit::RemoveOutput {
@@ -749,7 +749,7 @@ fn compound_edits_are_single_steps() {
     let mut again = model();
     replay(&mut again, &h.log_json()).unwrap();
     assert_eq!(text(&again), text(&m));
-    assert!(text(&m).contains("z, gate)"), "{}", text(&m));
+    assert!(text(&m).contains("z, float[N,3] gate)"), "{}", text(&m));
 }
 
 #[test]

@@ -23,6 +23,7 @@ pub(super) enum Restore {
     ValueName(ValueId, String),
     Inputs(GraphId, Vec<ValueInfo>),
     Outputs(GraphId, Vec<ValueInfo>),
+    ValueInfo(GraphId, Vec<ValueInfo>),
     Initializers(GraphId, Vec<Initializer>),
     Model(Box<Model>),
 }
@@ -66,9 +67,10 @@ impl Undo {
                     other.push(*n);
                 }
                 Restore::ValueName(v, _) => t.values.push(*v),
-                Restore::Inputs(g, _) | Restore::Outputs(g, _) | Restore::Initializers(g, _) => {
-                    t.graph(*g)
-                }
+                Restore::Inputs(g, _)
+                | Restore::Outputs(g, _)
+                | Restore::ValueInfo(g, _)
+                | Restore::Initializers(g, _) => t.graph(*g),
                 Restore::Model(_) => t.whole = true,
             }
         }
@@ -89,6 +91,7 @@ pub(super) fn undo(model: &mut Model, undo: Undo) {
             Restore::ValueName(v, name) => model.values[v].name = name,
             Restore::Inputs(g, list) => model.graphs[g].inputs = list,
             Restore::Outputs(g, list) => model.graphs[g].outputs = list,
+            Restore::ValueInfo(g, list) => model.graphs[g].value_info = list,
             Restore::Initializers(g, list) => model.graphs[g].initializers = list,
             Restore::Model(m) => *model = *m,
         }
@@ -186,6 +189,31 @@ fn readers(model: &Model, g: GraphId, v: ValueId) -> Vec<NodeId> {
         }
     }
     out
+}
+
+/// The type a new output of `g` for value `v` states: none in a function body (ONNX
+/// has no types there); else what inference knows (the stated type first). The main
+/// graph's outputs need an element type, so knowing none there is a refusal.
+fn output_type(
+    model: &Model,
+    g: GraphId,
+    v: ValueId,
+) -> Result<Option<crate::ir::Type>, EditError> {
+    let root = model.scope_root(g);
+    if matches!(model.graph(root).owner, GraphOwner::Function(_)) {
+        return Ok(None);
+    }
+    let ty = crate::infer::infer(model).get(v);
+    if model.graph(g).owner == GraphOwner::Model
+        && let Some(missing) = crate::check::incomplete(ty.as_ref())
+    {
+        return Err(err(format!(
+            "{:?} cannot be a model output: a model output needs a type, and inference \
+             does not know this value's ({missing})",
+            model.value(v).name
+        )));
+    }
+    Ok(ty)
 }
 
 fn parse_type(text: &str) -> Result<crate::ir::Type, EditError> {
@@ -289,6 +317,19 @@ pub(super) fn apply(model: &mut Model, edit: &Edit) -> Result<Undo, EditError> {
                     }
                 }
             }
+            // The deleted nodes' outputs lose their value_info entries (an entry for
+            // a value nothing defines would be stray).
+            let gone = |v: Option<ValueId>| {
+                v.is_some_and(
+                    |v| matches!(model.value(v).def, ValueDef::Node(p) if ids.contains(&p)),
+                )
+            };
+            if model.graph(g).value_info.iter().any(|i| gone(i.value)) {
+                let list = model.graph(g).value_info.clone();
+                let kept = list.iter().filter(|i| !gone(i.value)).cloned().collect();
+                undo.push(Restore::ValueInfo(g, list));
+                model.graphs[g].value_info = kept;
+            }
             undo.push(Restore::Nodes(g, model.graph(g).nodes.clone()));
             model.graphs[g].nodes.retain(|n| !ids.contains(n));
         }
@@ -387,9 +428,11 @@ pub(super) fn apply(model: &mut Model, edit: &Edit) -> Result<Undo, EditError> {
             if model.graph(g).outputs.iter().any(|o| o.value == Some(v)) {
                 return Err(err(format!("{value:?} is already an output")));
             }
+            let ty = output_type(model, g, v)?;
             undo.push(Restore::Outputs(g, model.graph(g).outputs.clone()));
             model.graphs[g].outputs.push(ValueInfo {
                 value: Some(v),
+                ty,
                 ..ValueInfo::default()
             });
         }
