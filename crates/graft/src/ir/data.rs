@@ -197,17 +197,34 @@ impl Tensor {
         })
     }
 
-    /// Bytes of payload the tensor carries or refers to.
+    /// Bytes of payload the tensor carries or refers to: its size in its element type
+    /// (a uint8 tensor stored in `int32_data` is 1 byte an element), the length of
+    /// `raw_data` or of the external range, or the strings' bytes.
     pub fn payload_bytes(&self) -> u64 {
-        if let Some(ext) = self.external_ref() {
-            if let Some(length) = ext.length {
-                return length;
-            }
-            let bits = dtype::bits(self.data_type()).unwrap_or(0);
-            return self
-                .element_count()
-                .and_then(|n| n.checked_mul(bits))
-                .map_or(0, |b| b.div_ceil(8));
+        let ext = self.external_ref();
+        if let Some(length) = ext.as_ref().and_then(|e| e.length) {
+            return length;
+        }
+        let typed = |tensor: &Self| {
+            let bits = dtype::bits(tensor.data_type())?;
+            tensor
+                .element_count()?
+                .checked_mul(bits)
+                .map(|b| b.div_ceil(8))
+        };
+        if ext.is_some() {
+            return typed(self).unwrap_or(0);
+        }
+        let in_fields = !(self.float_data.is_empty()
+            && self.int32_data.is_empty()
+            && self.int64_data.is_empty()
+            && self.double_data.is_empty()
+            && self.uint64_data.is_empty());
+        if in_fields
+            && self.raw_data.is_none()
+            && let Some(bytes) = typed(self)
+        {
+            return bytes;
         }
         let len = |n: usize, size: u64| n as u64 * size;
         self.raw_data.as_ref().map_or(0, |r| r.len() as u64)
