@@ -3,6 +3,7 @@
 //! rule must be one of Graft's documented stricter rules (`graft::check::CODES`).
 
 use std::collections::BTreeMap;
+use std::path::Path;
 use std::process::Command;
 
 use bytes::Bytes;
@@ -39,10 +40,22 @@ fn verdicts_agree_with_onnx_checker() {
         let bytes = std::fs::read(dir.join(rel))
             .map(Bytes::from)
             .expect("corpus file");
-        let Ok(imported) = graft::import(bytes) else {
+        let Ok(mut imported) = graft::import(bytes) else {
             failures.push(format!("{rel}: Graft cannot import it"));
             continue;
         };
+        // As the CLI opens it: the data files beside it attached (onnx.checker reads
+        // them by path too).
+        let beside = dir
+            .join(rel)
+            .parent()
+            .map(Path::to_path_buf)
+            .unwrap_or_default();
+        for location in imported.model.external_locations() {
+            if let Ok(data) = std::fs::read(beside.join(&location)) {
+                imported.model.attach_external(location, Bytes::from(data));
+            }
+        }
         let errors: Vec<_> = graft::check::check(&imported.model)
             .into_iter()
             .filter(|d| d.severity == Severity::Error)

@@ -216,8 +216,8 @@ impl Session {
         let guest = graft::export(
             &draft.guest,
             &graft::ExportOptions {
-                allow_loss: false,
                 embed_external: true,
+                ..graft::ExportOptions::default()
             },
         )
         .map_err(|e| format!("The guest cannot be recorded in the edit log: {e}"))?;

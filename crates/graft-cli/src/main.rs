@@ -406,7 +406,12 @@ fn parse(path: &Path, output: &Path) -> Result<ExitCode, Failure> {
     {
         eprintln!("{d}");
     }
-    write_model(&imported.model, &ExportOptions::default(), output)?;
+    write_model(
+        &imported.model,
+        &ExportOptions::default(),
+        Some(path),
+        output,
+    )?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -503,20 +508,9 @@ fn convert(
     let options = ExportOptions {
         allow_loss,
         embed_external,
+        ..ExportOptions::default()
     };
-    write_model(&imported.model, &options, output)?;
-    if !embed_external {
-        // References are kept as written: make sure they still resolve from the output.
-        let out_dir = output.parent().unwrap_or(Path::new("."));
-        for location in imported.model.external_locations() {
-            if !out_dir.join(&location).exists() {
-                eprintln!(
-                    "graft: note: {} refers to external data {location:?}, which is not beside it; copy it or use --embed-external",
-                    output.display()
-                );
-            }
-        }
-    }
+    write_model(&imported.model, &options, Some(input), output)?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -620,7 +614,12 @@ fn inline(args: &InlineArgs) -> Result<ExitCode, Failure> {
         std::fs::write(&args.output, graft::text::print_model(&host))
             .map_err(|e| Failure(format!("cannot write {}: {e}", args.output.display())))?;
     } else {
-        write_model(&host, &ExportOptions::default(), &args.output)?;
+        write_model(
+            &host,
+            &ExportOptions::default(),
+            Some(&args.host),
+            &args.output,
+        )?;
     }
     print!("{out}");
     Ok(ExitCode::SUCCESS)
@@ -683,7 +682,7 @@ fn inline_functions(args: &InlineFunctionsArgs) -> Result<ExitCode, Failure> {
             return Ok(ExitCode::from(1));
         }
     }
-    write_any(&model, &args.output)?;
+    write_any(&model, &args.model, &args.output)?;
     if !which.is_empty() {
         println!("inlined {calls} calls");
     }
@@ -707,7 +706,7 @@ fn apply_log(log: &Path, path: &Path, output: &Path) -> Result<ExitCode, Failure
     let mut model = open_any(path)?;
     match graft::edit::replay(&mut model, &json) {
         Ok(count) => {
-            write_any(&model, output)?;
+            write_any(&model, path, output)?;
             println!("{count} edits applied");
             Ok(ExitCode::SUCCESS)
         }
@@ -747,7 +746,7 @@ fn outline(args: &OutlineArgs) -> Result<ExitCode, Failure> {
     }
     match graft::library::outline(&mut model, &nodes, domain, name) {
         Ok(key) => {
-            write_any(&model, &args.output)?;
+            write_any(&model, &args.model, &args.output)?;
             println!("outlined {} nodes into {key}", nodes.len());
             Ok(ExitCode::SUCCESS)
         }
@@ -772,7 +771,7 @@ fn infer(path: &Path, output: &Path) -> Result<ExitCode, Failure> {
     let c = inferred.counts();
     drop(inferred);
     let t3 = std::time::Instant::now();
-    write_any(&model, output)?;
+    write_any(&model, path, output)?;
     if timings {
         let ms = |a: std::time::Instant, b: std::time::Instant| (b - a).as_secs_f64() * 1e3;
         eprintln!(
@@ -799,12 +798,12 @@ fn infer(path: &Path, output: &Path) -> Result<ExitCode, Failure> {
 }
 
 /// Writes ONNX text when `output` ends in .onnxtxt or .txt, protobuf otherwise.
-fn write_any(model: &graft::Model, output: &Path) -> Result<(), Failure> {
+fn write_any(model: &graft::Model, source: &Path, output: &Path) -> Result<(), Failure> {
     if is_text(output) {
         std::fs::write(output, graft::text::print_model(model))
             .map_err(|e| Failure(format!("cannot write {}: {e}", output.display())))
     } else {
-        write_model(model, &ExportOptions::default(), output)
+        write_model(model, &ExportOptions::default(), Some(source), output)
     }
 }
 
@@ -865,7 +864,12 @@ fn specialize(args: &SpecializeArgs) -> Result<ExitCode, Failure> {
         std::fs::write(&args.output, graft::text::print_model(&model))
             .map_err(|e| Failure(format!("cannot write {}: {e}", args.output.display())))?;
     } else {
-        write_model(&model, &ExportOptions::default(), &args.output)?;
+        write_model(
+            &model,
+            &ExportOptions::default(),
+            Some(&args.model),
+            &args.output,
+        )?;
     }
     print!("{out}");
     Ok(ExitCode::SUCCESS)
@@ -873,25 +877,66 @@ fn specialize(args: &SpecializeArgs) -> Result<ExitCode, Failure> {
 
 /// Encodes `model` into the file `output`, streamed (the whole encoding is never in
 /// memory at once). On any failure the file is removed: nothing half-written stays.
+///
+/// External data: references are kept when the output is beside the model they were
+/// read with (`source`). Anywhere else they would point at nothing, so the bytes the
+/// model uses go into a new data file beside the output, `OUTPUT.data`, written piece
+/// by piece from the attached files (a missing data file is then an error).
 fn write_model(
     model: &graft::Model,
     options: &ExportOptions,
+    source: Option<&Path>,
     output: &Path,
 ) -> Result<(), Failure> {
     use std::io::Write as _;
-    let file = std::fs::File::create(output)
-        .map_err(|e| Failure(format!("cannot write {}: {e}", output.display())))?;
+    let mut options = options.clone();
+    let data_path = if options.embed_external || model.external_locations().is_empty() {
+        None
+    } else {
+        let dir = |p: &Path| {
+            let d = p.parent().filter(|d| !d.as_os_str().is_empty());
+            d.unwrap_or(Path::new(".")).canonicalize().ok()
+        };
+        let beside = source.is_some_and(|s| dir(s).is_some() && dir(s) == dir(output));
+        let name = output
+            .file_name()
+            .map_or_else(|| "model.onnx".into(), |n| n.to_string_lossy().into_owned());
+        (!beside).then(|| {
+            options.external_to = Some(format!("{name}.data"));
+            output.with_file_name(format!("{name}.data"))
+        })
+    };
+    let cannot = |path: &Path, e: &dyn std::fmt::Display| {
+        Failure(format!("cannot write {}: {e}", path.display()))
+    };
+    let file = std::fs::File::create(output).map_err(|e| cannot(output, &e))?;
     let mut writer = std::io::BufWriter::with_capacity(1 << 20, file);
-    let result = graft::export_to(model, options, &mut writer)
+    let result = graft::export_to(model, &options, &mut writer)
         .map_err(|e| Failure(format!("{}: {e}", output.display())))
-        .and_then(|()| {
-            writer
-                .flush()
-                .map_err(|e| Failure(format!("cannot write {}: {e}", output.display())))
+        .and_then(|data| {
+            writer.flush().map_err(|e| cannot(output, &e))?;
+            let Some(path) = &data_path else {
+                return Ok(());
+            };
+            let file = std::fs::File::create(path).map_err(|e| cannot(path, &e))?;
+            let mut out = std::io::BufWriter::with_capacity(1 << 20, file);
+            for piece in &data.pieces {
+                out.write_all(piece).map_err(|e| cannot(path, &e))?;
+            }
+            out.flush().map_err(|e| cannot(path, &e))?;
+            eprintln!(
+                "graft: note: the external data the model uses ({} bytes) is written to {}",
+                data.len(),
+                path.display()
+            );
+            Ok(())
         });
     if result.is_err() {
         drop(writer);
         let _ = std::fs::remove_file(output);
+        if let Some(path) = &data_path {
+            let _ = std::fs::remove_file(path);
+        }
     }
     result
 }

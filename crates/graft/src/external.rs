@@ -26,10 +26,12 @@ impl Model {
 
 /// The bytes of an external tensor, from the attached data file.
 pub(crate) fn resolve(model: &Model, tensor: &Tensor, ext: &ExternalRef) -> Result<Bytes, String> {
-    let file = model
-        .external_files
-        .get(&ext.location)
-        .ok_or_else(|| format!("data file {:?} was not supplied", ext.location))?;
+    let file = model.external_files.get(&ext.location).ok_or_else(|| {
+        format!(
+            "data file {:?} is missing (not beside the model, or not supplied with it)",
+            ext.location
+        )
+    })?;
     let expected = tensor.payload_bytes();
     let length = ext.length.unwrap_or(expected);
     let start = usize::try_from(ext.offset).map_err(|_| "offset too large".to_string())?;

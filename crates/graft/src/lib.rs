@@ -21,7 +21,9 @@ pub mod summary;
 pub mod text;
 pub mod view;
 
-pub use codec::{ExportError, ExportOptions, ImportError, Imported, export, export_to, import};
+pub use codec::{
+    DataFile, ExportError, ExportOptions, ImportError, Imported, export, export_to, import,
+};
 pub use diag::{Diagnostic, Severity};
 pub use ir::Model;
 pub use summary::Summary;

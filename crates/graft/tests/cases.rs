@@ -161,6 +161,7 @@ fn checker_verdicts_match_the_cases() {
                     }
                 }
                 let mut model = parse(&section.text).map_err(|e| format!("parse: {e}"))?;
+                support::attach_external_data(&section.text, &mut model)?;
                 if !section.needs_edit.is_empty() {
                     apply_edit(&nn, &section.label, &mut model)
                         .map_err(|e| format!("needs-edit: {e}"))?;

@@ -16,7 +16,6 @@
 
 mod support;
 
-use bytes::Bytes;
 use graft::Model;
 use graft::inline::{InlineError, InlineOptions, InlineReport, Mode, inline_model};
 use support::{
@@ -31,19 +30,7 @@ fn parse_section(case: &str, section: &Section) -> Result<Model, String> {
     if !section.needs_edit.is_empty() {
         apply_edit(case, &section.label, &mut model)?;
     }
-    // `# external-data: FILE float32 = v, ...`: the bytes of the data file.
-    for line in section.text.lines() {
-        if let Some(rest) = line.strip_prefix("# external-data:") {
-            let (head, values) = rest.split_once('=').ok_or("bad external-data line")?;
-            let file = head.split_whitespace().next().ok_or("no file")?;
-            let mut bytes = Vec::new();
-            for v in values.split(',') {
-                let v: f32 = v.trim().parse().map_err(|_| format!("bad value {v:?}"))?;
-                bytes.extend_from_slice(&v.to_le_bytes());
-            }
-            model.attach_external(file, Bytes::from(bytes));
-        }
-    }
+    support::attach_external_data(&section.text, &mut model)?;
     Ok(model)
 }
 

@@ -61,6 +61,7 @@ impl<'m> Checker<'m> {
         if self.model.graph(g).owner == crate::ir::GraphOwner::Model {
             self.main_graph_rules(g);
         }
+        self.external_data(g);
         for (i, &n) in self.model.graph(g).nodes.iter().enumerate() {
             self.node_rules(g, i, n, &position);
         }
@@ -74,7 +75,33 @@ impl<'m> Checker<'m> {
         if self.model.graph(g).owner == crate::ir::GraphOwner::Model {
             self.main_graph_rules(g);
         }
+        self.external_data(g);
         self.graph_outputs(g, position);
+    }
+
+    /// Initializers whose external data file is missing (not supplied with the
+    /// model) or too short for the range they name.
+    fn external_data(&mut self, g: GraphId) {
+        let model = self.model;
+        let graph = model.graph(g);
+        let sparse = graph.sparse_initializers.iter().flat_map(|s| {
+            let tensors = [s.tensor.values.as_ref(), s.tensor.indices.as_ref()];
+            tensors.into_iter().flatten().map(move |t| (s.value, t))
+        });
+        let dense = graph.initializers.iter().map(|i| (i.value, &i.tensor));
+        for (value, tensor) in dense.chain(sparse) {
+            let Some(ext) = tensor.external_ref() else {
+                continue;
+            };
+            if let Err(reason) = crate::external::resolve(model, tensor, &ext) {
+                let name = value.map_or("", |v| model.value(v).name.as_str());
+                self.error(
+                    "check.external-data",
+                    format!("initializer {name:?}: its external data cannot be read: {reason}"),
+                    Location::graph(g),
+                );
+            }
+        }
     }
 
     /// SSA and shadowing.
@@ -498,8 +525,8 @@ fn range(min: usize, max: usize) -> String {
     }
 }
 
-/// What a main-graph type lacks, as onnx.checker requires it.
-fn incomplete(ty: Option<&crate::ir::Type>) -> Option<&'static str> {
+/// What a main-graph value info's type lacks that onnx.checker requires, if anything.
+pub(crate) fn incomplete(ty: Option<&crate::ir::Type>) -> Option<&'static str> {
     use crate::ir::TypeValue;
     let Some(ty) = ty else {
         return Some("it has no type");

@@ -11,6 +11,8 @@
 mod calls;
 mod graph;
 
+pub(crate) use graph::incomplete;
+
 use std::collections::{HashMap, HashSet};
 
 use crate::diag::{Diagnostic, Location, Severity};
@@ -44,6 +46,10 @@ pub const CODES: &[(&str, &str)] = &[
         "a main-graph input, output or value_info without a name or a complete type",
     ),
     ("check.ssa", "a name is defined twice in one graph"),
+    (
+        "check.external-data",
+        "an initializer's external data file is missing or shorter than its range",
+    ),
     (
         "check.undefined-name",
         "a name is used where nothing defines it",

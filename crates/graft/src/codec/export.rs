@@ -4,13 +4,25 @@
 use super::proto as pb;
 use crate::ir::*;
 
-/// Gives the bytes to embed for an external tensor (`None`: keep its reference).
-pub(super) type Embed<'m> = &'m dyn Fn(&Tensor) -> Option<bytes::Bytes>;
+/// Where an external tensor's bytes go in the export (`None`: keep its reference).
+pub(super) type Relocate<'m> = &'m dyn Fn(&Tensor) -> Option<Payload>;
+
+/// An external tensor's payload as exported.
+pub(super) enum Payload {
+    /// In the model, as `raw_data`.
+    Embed(bytes::Bytes),
+    /// In another data file, at another range.
+    Moved {
+        location: String,
+        offset: u64,
+        length: u64,
+    },
+}
 
 pub(super) struct Exporter<'m> {
     pub model: &'m Model,
-    /// Replaces the payload of external tensors (embedding); `None` keeps references.
-    pub embed: Option<Embed<'m>>,
+    /// Moves the payload of external tensors; `None` keeps references.
+    pub relocate: Option<Relocate<'m>>,
 }
 
 impl Exporter<'_> {
@@ -237,10 +249,33 @@ impl Exporter<'_> {
             uint64_data: t.uint64_data.clone(),
             metadata_props: pairs(&t.metadata_props),
         };
-        if let Some(data) = self.embed.and_then(|embed| embed(t)) {
-            p.raw_data = Some(data);
-            p.external_data.clear();
-            p.data_location = None;
+        match self.relocate.and_then(|relocate| relocate(t)) {
+            Some(Payload::Embed(data)) => {
+                p.raw_data = Some(data);
+                p.external_data.clear();
+                p.data_location = None;
+            }
+            Some(Payload::Moved {
+                location,
+                offset,
+                length,
+            }) => {
+                // The other entries (a checksum, say) still hold: the bytes are the same.
+                p.external_data.retain(|e| {
+                    !matches!(e.key.as_deref(), Some("location" | "offset" | "length"))
+                });
+                for (key, value) in [
+                    ("location", location),
+                    ("offset", offset.to_string()),
+                    ("length", length.to_string()),
+                ] {
+                    p.external_data.push(pb::StringStringEntryProto {
+                        key: Some(key.into()),
+                        value: Some(value),
+                    });
+                }
+            }
+            None => {}
         }
         p
     }

@@ -42,7 +42,7 @@ pub enum ExportError {
         .0.len(), .0[0].field, .0[0].message
     )]
     WouldLoseUnknownFields(Vec<UnknownField>),
-    #[error("cannot embed tensor {tensor:?}: {reason}")]
+    #[error("cannot write the external data of tensor {tensor:?}: {reason}")]
     Embed { tensor: String, reason: String },
     #[error("cannot write the model: {0}")]
     Write(String),
@@ -77,29 +77,53 @@ pub struct ExportOptions {
     pub allow_loss: bool,
     /// Write external tensors' bytes into the model (from the attached data files).
     pub embed_external: bool,
+    /// Write external tensors' bytes into one new data file of this name (relative to
+    /// the model), as [`export_to`] returns them: only the ranges the model uses, a
+    /// range shared by several tensors once. For an output that is not beside the
+    /// data files the model was read with. Ignored with `embed_external`.
+    pub external_to: Option<String>,
 }
 
-/// Encodes the model. Deterministic: the same IR gives the same bytes.
+/// The contents of the new data file of [`ExportOptions::external_to`], in order: slices
+/// of the attached data files, to be written one after another.
+#[derive(Clone, Debug, Default)]
+pub struct DataFile {
+    pub pieces: Vec<Bytes>,
+}
+
+impl DataFile {
+    pub fn len(&self) -> u64 {
+        self.pieces.iter().map(|p| p.len() as u64).sum()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.pieces.is_empty()
+    }
+}
+
+/// Encodes the model. Deterministic: the same IR gives the same bytes. (With
+/// [`ExportOptions::external_to`], use [`export_to`], which also gives the data file.)
 pub fn export(model: &Model, options: &ExportOptions) -> Result<Vec<u8>, ExportError> {
-    Ok(build(model, options)?.encode_to_vec())
+    Ok(build(model, options)?.0.encode_to_vec())
 }
 
 /// Encodes the model into `out`, the same bytes as [`export`], without holding the
 /// whole encoding in memory: the main graph's initializers are encoded and written
 /// one at a time (tensor payloads are shared with the model until then). For big
-/// models this halves the peak memory of writing a file.
+/// models this halves the peak memory of writing a file. Returns the new data file's
+/// contents when [`ExportOptions::external_to`] asks for one (else it is empty).
 pub fn export_to(
     model: &Model,
     options: &ExportOptions,
     out: &mut dyn std::io::Write,
-) -> Result<(), ExportError> {
-    let mut proto = build(model, options)?;
+) -> Result<DataFile, ExportError> {
+    let (mut proto, data) = build(model, options)?;
     let write = |out: &mut dyn std::io::Write, bytes: &[u8]| {
         out.write_all(bytes)
             .map_err(|e| ExportError::Write(e.to_string()))
     };
     let Some(mut graph) = proto.graph.take() else {
-        return write(out, &proto.encode_to_vec());
+        return write(out, &proto.encode_to_vec()).map(|()| data);
     };
     // prost writes fields in tag order, so the model is: fields before `graph` (7),
     // the graph, fields after it; and the graph is: `node` (1), `name` (2),
@@ -137,38 +161,62 @@ pub fn export_to(
         write(out, &buffer)?;
     }
     write(out, &graph.encode_to_vec())?;
-    write(out, &proto.encode_to_vec())
+    write(out, &proto.encode_to_vec())?;
+    Ok(data)
 }
 
-fn build(model: &Model, options: &ExportOptions) -> Result<proto::ModelProto, ExportError> {
+fn build(
+    model: &Model,
+    options: &ExportOptions,
+) -> Result<(proto::ModelProto, DataFile), ExportError> {
     if !model.unknown_fields.is_empty() && !options.allow_loss {
         return Err(ExportError::WouldLoseUnknownFields(
             model.unknown_fields.clone(),
         ));
     }
     let failure = std::cell::RefCell::new(None);
-    let embed = |t: &Tensor| -> Option<Bytes> {
+    // The new data file: its pieces, and where each source range went.
+    type Placed = crate::hash::FxMap<(String, u64, usize), u64>;
+    let moved: std::cell::RefCell<(DataFile, Placed, u64)> = Default::default();
+    let relocate = |t: &Tensor| -> Option<export::Payload> {
         let ext = t.external_ref()?;
-        match crate::external::resolve(model, t, &ext) {
-            Ok(bytes) => Some(bytes),
+        let bytes = match crate::external::resolve(model, t, &ext) {
+            Ok(bytes) => bytes,
             Err(reason) => {
                 failure.borrow_mut().get_or_insert(ExportError::Embed {
                     tensor: t.name.clone().unwrap_or_else(|| ext.location.clone()),
                     reason,
                 });
-                None
+                return None;
             }
+        };
+        if options.embed_external {
+            return Some(export::Payload::Embed(bytes));
         }
+        let location = options.external_to.clone()?;
+        let length = bytes.len() as u64;
+        let (file, placed, end) = &mut *moved.borrow_mut();
+        let key = (ext.location, ext.offset, bytes.len());
+        let offset = *placed.entry(key).or_insert_with(|| {
+            let at = *end;
+            *end += length;
+            file.pieces.push(bytes);
+            at
+        });
+        Some(export::Payload::Moved {
+            location,
+            offset,
+            length,
+        })
     };
     let exporter = export::Exporter {
         model,
-        embed: options
-            .embed_external
-            .then_some(&embed as &dyn Fn(&Tensor) -> Option<Bytes>),
+        relocate: (options.embed_external || options.external_to.is_some())
+            .then_some(&relocate as &dyn Fn(&Tensor) -> Option<export::Payload>),
     };
     let proto = exporter.model();
     if let Some(e) = failure.into_inner() {
         return Err(e);
     }
-    Ok(proto)
+    Ok((proto, moved.into_inner().0))
 }

@@ -51,6 +51,24 @@ pub fn sections(src: &str) -> Vec<Section> {
 }
 
 /// The IR edits that `# needs-edit` lines describe, by case number and section.
+/// Attaches the data files a section's `# external-data: FILE float32 = v, ...` lines
+/// give (the bytes of each file).
+pub fn attach_external_data(text: &str, model: &mut Model) -> Result<(), String> {
+    for line in text.lines() {
+        if let Some(rest) = line.strip_prefix("# external-data:") {
+            let (head, values) = rest.split_once('=').ok_or("bad external-data line")?;
+            let file = head.split_whitespace().next().ok_or("no file")?;
+            let mut bytes = Vec::new();
+            for v in values.split(',') {
+                let v: f32 = v.trim().parse().map_err(|_| format!("bad value {v:?}"))?;
+                bytes.extend_from_slice(&v.to_le_bytes());
+            }
+            model.attach_external(file, bytes::Bytes::from(bytes));
+        }
+    }
+    Ok(())
+}
+
 pub fn apply_edit(case: &str, label: &str, model: &mut Model) -> Result<(), String> {
     match (case, label) {
         // "replace initializer S of the guest graph by a sparse initializer named S with
