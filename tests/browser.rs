@@ -2,8 +2,9 @@
 //! (open an example, pick files, drop files, export), with what the page shows checked
 //! against what the core computes natively for the same files.
 //!
-//! Needs `dist/` (trunk build), Chromium and chromedriver, so it runs only with
-//! `GRAFT_BROWSER=1`; `cargo xtask test` builds the app and sets it.
+//! Needs `dist/` (trunk build), Chromium and chromedriver, so every test is ignored in
+//! a plain `cargo test` (reported as ignored, never as passed); `cargo xtask test`
+//! builds the app and runs them with `--ignored`.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -158,10 +159,8 @@ fn choose_files(app: &App, files: &[&Path]) {
 }
 
 #[test]
+#[ignore = "browser tier: needs dist/ and Chromium; `cargo xtask test` runs it"]
 fn bundled_example_summary_appears_on_load() {
-    if !e2e::enabled() {
-        return;
-    }
     let app = App::open();
     app.wait_for_model(STARTUP_EXAMPLE);
     let expected = native_summary(&example(STARTUP_EXAMPLE), &[]);
@@ -180,10 +179,8 @@ fn bundled_example_summary_appears_on_load() {
 }
 
 #[test]
+#[ignore = "browser tier: needs dist/ and Chromium; `cargo xtask test` runs it"]
 fn example_picker_opens_the_other_example() {
-    if !e2e::enabled() {
-        return;
-    }
     let app = App::open();
     app.wait_for_model(STARTUP_EXAMPLE);
     let option = app
@@ -199,10 +196,8 @@ fn example_picker_opens_the_other_example() {
 }
 
 #[test]
+#[ignore = "browser tier: needs dist/ and Chromium; `cargo xtask test` runs it"]
 fn corpus_models_open_through_the_file_picker() {
-    if !e2e::enabled() {
-        return;
-    }
     let corpus = corpus();
     let mut models = vec![
         corpus.join("generated/nested_functions.onnx"),
@@ -239,10 +234,8 @@ fn corpus_models_open_through_the_file_picker() {
 }
 
 #[test]
+#[ignore = "browser tier: needs dist/ and Chromium; `cargo xtask test` runs it"]
 fn a_corrupt_file_shows_an_error_and_keeps_the_open_model() {
-    if !e2e::enabled() {
-        return;
-    }
     let corrupt = corpus().join("corrupt/random.bin");
     let bytes = std::fs::read(&corrupt).unwrap_or_else(|e| panic!("{}: {e}", corrupt.display()));
     let import_error = graft::import(bytes::Bytes::from(bytes))
@@ -277,10 +270,8 @@ fn a_corrupt_file_shows_an_error_and_keeps_the_open_model() {
 }
 
 #[test]
+#[ignore = "browser tier: needs dist/ and Chromium; `cargo xtask test` runs it"]
 fn export_downloads_a_model_equal_to_the_input() {
-    if !e2e::enabled() {
-        return;
-    }
     let app = App::open();
     app.wait_for_model(STARTUP_EXAMPLE);
     let corpus_model = corpus().join("generated/metadata_everything.onnx");
@@ -338,10 +329,8 @@ onnx.save_model(m, sys.argv[1], save_as_external_data=True, all_tensors_to_one_f
 }
 
 #[test]
+#[ignore = "browser tier: needs dist/ and Chromium; `cargo xtask test` runs it"]
 fn external_data_opened_with_its_model_is_supplied() {
-    if !e2e::enabled() {
-        return;
-    }
     let scratch = graft_tests::webdriver::TempDir::new("external").unwrap();
     let (model, data) = external_model(scratch.path());
     let name = file_name(&model);
@@ -381,10 +370,8 @@ fn external_data_opened_with_its_model_is_supplied() {
 }
 
 #[test]
+#[ignore = "browser tier: needs dist/ and Chromium; `cargo xtask test` runs it"]
 fn a_file_dropped_on_the_page_opens() {
-    if !e2e::enabled() {
-        return;
-    }
     let app = App::open();
     app.wait_for_model(STARTUP_EXAMPLE);
     // What a drop delivers: a DataTransfer holding the file, dispatched at the page
@@ -403,10 +390,8 @@ fn a_file_dropped_on_the_page_opens() {
 }
 
 #[test]
+#[ignore = "browser tier: needs dist/ and Chromium; `cargo xtask test` runs it"]
 fn the_page_fits_1280x720_in_light_and_dark() {
-    if !e2e::enabled() {
-        return;
-    }
     let app = App::open();
     app.wait_for_model(STARTUP_EXAMPLE);
     app.browser.set_viewport(1280, 720).unwrap();
@@ -483,10 +468,8 @@ fn the_page_fits_1280x720_in_light_and_dark() {
 }
 
 #[test]
+#[ignore = "browser tier: needs dist/ and Chromium; `cargo xtask test` runs it"]
 fn text_tab_shows_the_model_and_each_function_as_the_core_prints_them() {
-    if !e2e::enabled() {
-        return;
-    }
     let path = example(STARTUP_EXAMPLE);
     let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let model = graft::import(bytes::Bytes::from(bytes))
@@ -580,10 +563,8 @@ fn wait_for_graph_text(app: &App, needle: &str, what: &str) {
 }
 
 #[test]
+#[ignore = "browser tier: needs dist/ and Chromium; `cargo xtask test` runs it"]
 fn graph_expands_a_function_call_and_an_if_in_place() {
-    if !e2e::enabled() {
-        return;
-    }
     let app = App::open();
     // Tall enough that the expanded bodies stay on screen (only what is on screen is
     // drawn).
@@ -638,10 +619,8 @@ fn graph_expands_a_function_call_and_an_if_in_place() {
 }
 
 #[test]
+#[ignore = "browser tier: needs dist/ and Chromium; `cargo xtask test` runs it"]
 fn search_finds_a_node_inside_a_function_body_and_jumps_to_it() {
-    if !e2e::enabled() {
-        return;
-    }
     let app = App::open();
     app.wait("graph-ready");
     assert!(
@@ -682,10 +661,8 @@ fn search_finds_a_node_inside_a_function_body_and_jumps_to_it() {
 }
 
 #[test]
+#[ignore = "browser tier: needs dist/ and Chromium; `cargo xtask test` runs it"]
 fn a_model_url_in_the_query_opens_that_model() {
-    if !e2e::enabled() {
-        return;
-    }
     let app = App::open();
     app.browser
         .goto(&format!("{}?model=examples/mlp.onnx", app.url))
@@ -695,10 +672,8 @@ fn a_model_url_in_the_query_opens_that_model() {
 }
 
 #[test]
+#[ignore = "browser tier: needs dist/ and Chromium; `cargo xtask test` runs it"]
 fn function_library_lists_functions_and_jumps_to_call_sites() {
-    if !e2e::enabled() {
-        return;
-    }
     let app = App::open();
     app.wait("graph-ready");
     let library = app.wait("function-library");
@@ -728,10 +703,8 @@ fn function_library_lists_functions_and_jumps_to_call_sites() {
 }
 
 #[test]
+#[ignore = "browser tier: needs dist/ and Chromium; `cargo xtask test` runs it"]
 fn the_drawn_graph_exports_as_svg_and_png() {
-    if !e2e::enabled() {
-        return;
-    }
     let app = App::open();
     app.wait("graph-ready");
     toggle(&app, "act1");
@@ -758,10 +731,8 @@ fn the_drawn_graph_exports_as_svg_and_png() {
 }
 
 #[test]
+#[ignore = "browser tier: needs dist/ and Chromium; `cargo xtask test` runs it"]
 fn a_large_model_gets_a_minimap_that_moves_the_view() {
-    if !e2e::enabled() {
-        return;
-    }
     let app = App::open();
     app.wait("graph-ready");
     let option = app
@@ -803,10 +774,8 @@ fn a_large_model_gets_a_minimap_that_moves_the_view() {
 }
 
 #[test]
+#[ignore = "browser tier: needs dist/ and Chromium; `cargo xtask test` runs it"]
 fn expand_all_shows_progress_and_cancel_puts_the_graph_back() {
-    if !e2e::enabled() {
-        return;
-    }
     let app = App::open();
     let url = format!("{}?model=examples/transformer_1000.onnx", app.url);
     app.browser.goto(&url).unwrap();
@@ -942,10 +911,8 @@ fn check_export_natively(path: &Path, script: &str) {
 }
 
 #[test]
+#[ignore = "browser tier: needs dist/ and Chromium; `cargo xtask test` runs it"]
 fn a_model_dropped_on_the_inline_zone_is_previewed_applied_and_exported() {
-    if !e2e::enabled() {
-        return;
-    }
     let app = App::open();
     app.browser
         .goto(&format!("{}?model=examples/mlp.onnx", app.url))
@@ -1021,10 +988,8 @@ assert np.allclose(a, b), (a, b)
 }
 
 #[test]
+#[ignore = "browser tier: needs dist/ and Chromium; `cargo xtask test` runs it"]
 fn the_library_inlines_all_calls_renames_and_undo_brings_them_back() {
-    if !e2e::enabled() {
-        return;
-    }
     let app = App::open();
     app.wait("graph-ready");
     // Rename: the library and the drawn calls follow.
@@ -1057,10 +1022,8 @@ fn the_library_inlines_all_calls_renames_and_undo_brings_them_back() {
 }
 
 #[test]
+#[ignore = "browser tier: needs dist/ and Chromium; `cargo xtask test` runs it"]
 fn a_call_attribute_edit_specializes_live_undo_and_export() {
-    if !e2e::enabled() {
-        return;
-    }
     let app = App::open();
     app.browser.set_viewport(1600, 1400).unwrap();
     app.wait("graph-ready");
@@ -1138,10 +1101,8 @@ ort.InferenceSession(path, providers=["CPUExecutionProvider"]).run(None, {"x": n
 }
 
 #[test]
+#[ignore = "browser tier: needs dist/ and Chromium; `cargo xtask test` runs it"]
 fn a_standard_op_expands_into_its_function_body_undo_and_export() {
-    if !e2e::enabled() {
-        return;
-    }
     let app = App::open();
     app.browser
         .goto(&format!("{}?model=examples/mlp.onnx", app.url))
@@ -1194,10 +1155,8 @@ assert np.allclose(run(path)[0], run({original:?})[0])
 }
 
 #[test]
+#[ignore = "browser tier: needs dist/ and Chromium; `cargo xtask test` runs it"]
 fn the_library_specializes_all_calls_and_keeps_the_generic_when_asked() {
-    if !e2e::enabled() {
-        return;
-    }
     let app = App::open();
     app.wait("graph-ready");
     let library = |app: &App| app.browser.text(&app.wait("function-library")).unwrap();
@@ -1247,10 +1206,8 @@ fn node_box(app: &App, name: &str) -> graft_tests::webdriver::Element {
 }
 
 #[test]
+#[ignore = "browser tier: needs dist/ and Chromium; `cargo xtask test` runs it"]
 fn shift_clicked_nodes_outline_into_a_function_with_undo_and_export() {
-    if !e2e::enabled() {
-        return;
-    }
     let app = App::open();
     app.browser.set_viewport(1600, 1400).unwrap();
     app.wait("graph-ready");
@@ -1404,10 +1361,8 @@ for a, b in zip(run(path), run({original:?})):
 }
 
 #[test]
+#[ignore = "browser tier: needs dist/ and Chromium; `cargo xtask test` runs it"]
 fn edits_undo_and_redo_by_keyboard_the_history_and_the_log_replays_to_the_export() {
-    if !e2e::enabled() {
-        return;
-    }
     const CONTROL: &str = "\u{E009}";
     const SHIFT: &str = "\u{E008}";
     let app = App::open();
@@ -1515,10 +1470,8 @@ fn type_into(app: &App, id: &str, text: &str) {
 }
 
 #[test]
+#[ignore = "browser tier: needs dist/ and Chromium; `cargo xtask test` runs it"]
 fn an_editing_session_undo_redo_and_the_log_replays_to_the_export() {
-    if !e2e::enabled() {
-        return;
-    }
     let app = App::open();
     app.browser.set_viewport(1600, 1400).unwrap();
     app.wait("graph-ready");
@@ -1630,10 +1583,8 @@ fn an_editing_session_undo_redo_and_the_log_replays_to_the_export() {
 }
 
 #[test]
+#[ignore = "browser tier: needs dist/ and Chromium; `cargo xtask test` runs it"]
 fn a_graph_input_is_renamed_and_retyped_in_place_and_undone() {
-    if !e2e::enabled() {
-        return;
-    }
     let app = App::open();
     app.browser.set_viewport(1600, 1400).unwrap();
     app.wait("graph-ready");
@@ -1675,10 +1626,8 @@ fn a_graph_input_is_renamed_and_retyped_in_place_and_undone() {
 }
 
 #[test]
+#[ignore = "browser tier: needs dist/ and Chromium; `cargo xtask test` runs it"]
 fn a_function_edited_as_text_is_applied_refused_at_its_line_and_undone() {
-    if !e2e::enabled() {
-        return;
-    }
     let app = App::open();
     app.wait("graph-ready");
     app.browser.click(&app.wait("tab-text")).unwrap();
@@ -1775,10 +1724,8 @@ fn a_function_edited_as_text_is_applied_refused_at_its_line_and_undone() {
 }
 
 #[test]
+#[ignore = "browser tier: needs dist/ and Chromium; `cargo xtask test` runs it"]
 fn each_example_explains_itself_and_presentation_mode_hides_the_panels() {
-    if !e2e::enabled() {
-        return;
-    }
     let app = App::open();
     app.wait("graph-ready");
     let about = app.text("example-about");
@@ -1807,10 +1754,8 @@ fn each_example_explains_itself_and_presentation_mode_hides_the_panels() {
 }
 
 #[test]
+#[ignore = "browser tier: needs dist/ and Chromium; `cargo xtask test` runs it"]
 fn a_shared_link_restores_the_example_open_groups_selection_and_camera() {
-    if !e2e::enabled() {
-        return;
-    }
     let app = App::open();
     app.browser.set_viewport(1600, 2400).unwrap();
     app.wait("graph-ready");
@@ -1852,10 +1797,8 @@ fn a_shared_link_restores_the_example_open_groups_selection_and_camera() {
 }
 
 #[test]
+#[ignore = "browser tier: needs dist/ and Chromium; `cargo xtask test` runs it"]
 fn an_initializer_is_replaced_from_an_npy_file_and_undone() {
-    if !e2e::enabled() {
-        return;
-    }
     let app = App::open();
     app.browser.set_viewport(1600, 1400).unwrap();
     app.wait("graph-ready");
@@ -1894,10 +1837,8 @@ fn an_initializer_is_replaced_from_an_npy_file_and_undone() {
 }
 
 #[test]
+#[ignore = "browser tier: needs dist/ and Chromium; `cargo xtask test` runs it"]
 fn nodes_are_edited_inside_a_function_body_and_an_if_branch_with_undo() {
-    if !e2e::enabled() {
-        return;
-    }
     let app = App::open();
     app.browser.set_viewport(1600, 2400).unwrap();
     app.wait("graph-ready");
