@@ -150,7 +150,7 @@ impl Session {
                     host.name.clone(),
                     host.origin,
                     model,
-                    host.summary.clone(),
+                    host.imported.clone(),
                     checked,
                 ));
             }
@@ -163,7 +163,7 @@ impl Session {
                         host.name.clone(),
                         host.origin,
                         host.model.clone(),
-                        host.summary.clone(),
+                        host.imported.clone(),
                         host.checked.clone(),
                     ));
                 }

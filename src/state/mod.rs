@@ -139,6 +139,9 @@ pub struct OpenModel {
     pub inferred: Arc<graft::infer::Inferred>,
     /// The checker's findings on `model`, brought up to date the same way.
     pub checked: graft::check::Checked,
+    /// What the importer (and opening) found that still holds: shown with the
+    /// checker's findings until an edit fixes it (`check::import_finding_holds`).
+    pub imported: Arc<Vec<Diagnostic>>,
 }
 
 /// The nodes `summary`'s errors point at.
@@ -675,7 +678,16 @@ impl Session {
         let inferred = Arc::new(inferred);
         let mut checked = std::mem::take(&mut before.checked);
         checked.update(&model, touched);
-        let summary = Arc::new(Summary::of(&model, checked.diagnostics()));
+        if before
+            .imported
+            .iter()
+            .any(|d| !graft::check::import_finding_holds(&model, d))
+        {
+            let holding = before.imported.iter();
+            let holding = holding.filter(|d| graft::check::import_finding_holds(&model, d));
+            before.imported = Arc::new(holding.cloned().collect());
+        }
+        let summary = Arc::new(summary_of(&model, &before.imported, &checked));
         let in_place = touched.attributes_only()
             && before
                 .scene
@@ -1731,11 +1743,16 @@ fn call_editor(model: &Model, node: graft::ir::NodeId) -> Option<CallEditor> {
 
 /// Opens the model among `files`; the others are its external-data files.
 fn open_files(files: Vec<LoadedFile>, origin: Origin) -> Result<OpenModel, String> {
-    let (name, model, mut diagnostics) = load_model(files)?;
+    let (name, model, imported) = load_model(files)?;
     let checked = graft::check::Checked::new(&model);
+    Ok(open_model(name, origin, model, Arc::new(imported), checked))
+}
+
+/// The summary of `model` with the importer's findings that hold and the checker's.
+fn summary_of(model: &Model, imported: &[Diagnostic], checked: &graft::check::Checked) -> Summary {
+    let mut diagnostics = imported.to_vec();
     diagnostics.extend(checked.diagnostics().iter().cloned());
-    let summary = Summary::of(&model, &diagnostics);
-    Ok(open_model(name, origin, model, Arc::new(summary), checked))
+    Summary::of(model, &diagnostics)
 }
 
 /// Imports the model among `files` and attaches the others as its external data.
@@ -1774,9 +1791,10 @@ fn open_model(
     name: String,
     origin: Origin,
     model: Model,
-    summary: Arc<Summary>,
+    imported: Arc<Vec<Diagnostic>>,
     checked: graft::check::Checked,
 ) -> OpenModel {
+    let summary = Arc::new(summary_of(&model, &imported, &checked));
     let inferred = Arc::new(graft::infer::infer(&model));
     let scene = typed_view(&model, &inferred).and_then(|view| {
         let mut scene = Scene::new(view);
@@ -1792,6 +1810,7 @@ fn open_model(
         serial: next_serial(),
         inferred,
         checked,
+        imported,
     }
 }
 
@@ -1835,6 +1854,7 @@ fn edited_model(
         serial: next_serial(),
         inferred,
         checked,
+        imported: before.imported.clone(),
     }
 }
 
@@ -2685,6 +2705,38 @@ F <alpha> (x) => (y) {
             problem.contains("check.call-undeclared-attribute") && problem.contains("\"beta\""),
             "{problem}"
         );
+    }
+
+    #[test]
+    fn importer_warnings_stay_in_the_problems_until_fixed() {
+        let mut session = Session::default();
+        let text = r#"<ir_version: 10, opset_import: ["": 18]>
+main (float[4] x) => (float[4] y) <float[4] ghost> {
+  a = Relu(x)
+  y = Neg(a)
+}"#;
+        open(&mut session, vec![text_file("stray.onnx", text)]);
+        let stray = |s: &Session| {
+            s.problems()
+                .iter()
+                .filter(|p| p.code == "import.stray-value-info")
+                .count()
+        };
+        assert_eq!(stray(&session), 1);
+        let model = &session.open().unwrap().model;
+        let a = model.values.iter().find(|(_, v)| v.name == "a").unwrap().0;
+        assert!(session.rename_value(a, "act"));
+        assert_eq!(stray(&session), 1, "an unrelated edit keeps it");
+        assert!(session.undo());
+        assert_eq!(stray(&session), 1);
+        // The model as text without the entry: fixed, and gone from the list.
+        let fixed = r#"<ir_version: 10, opset_import: ["": 18]>
+main (float[4] x) => (float[4] y) {
+  a = Relu(x)
+  y = Neg(a)
+}"#;
+        assert!(session.apply_text(None, fixed));
+        assert_eq!(stray(&session), 0);
     }
 
     #[test]

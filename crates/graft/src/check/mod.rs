@@ -166,6 +166,40 @@ pub fn check(model: &Model) -> Vec<Diagnostic> {
     Checked::new(model).diagnostics
 }
 
+/// Whether a finding of the importer still holds for `model`, after edits: a stray
+/// `value_info` until its entry goes, a malformed attribute until it is replaced or
+/// its node deleted, unknown fields always (they came with the file). The importer's
+/// name errors go: the checker finds them again, kept current, as
+/// `check.undefined-name` and `check.ssa`. Any other finding stays.
+pub fn import_finding_holds(model: &Model, d: &Diagnostic) -> bool {
+    let detail = d.at.detail.as_deref().unwrap_or("");
+    match d.code {
+        "import.stray-value-info" => {
+            d.at.graph
+                .and_then(|g| model.graphs.get(g))
+                .is_some_and(|g| {
+                    g.value_info.iter().filter_map(|i| i.value).any(|v| {
+                        let value = model.value(v);
+                        value.def == crate::ir::ValueDef::Undefined
+                            && detail == format!("value_info {:?}", value.name)
+                    })
+                })
+        }
+        "import.malformed-attribute" => d.at.node.is_some_and(|n| {
+            let Some(node) = model.nodes.get(n) else {
+                return false;
+            };
+            model.graph(node.graph).nodes.contains(&n)
+                && node.attributes.iter().any(|a| {
+                    matches!(a.kind, crate::ir::AttrKind::Raw(_))
+                        && detail == format!("attribute {:?}", a.name())
+                })
+        }),
+        "import.undefined-name" | "import.duplicate-name" => false,
+        _ => true,
+    }
+}
+
 /// Where a diagnostic came from: the model's own rules (metadata, opsets, functions,
 /// recursion), one graph's rules (names, value_info, outputs), or one node's (its
 /// inputs' order and definitions, its schema or callee).

@@ -214,7 +214,7 @@ impl Resolver {
                 format!(
                     "{what} {name:?} names a value nothing in scope defines; it is kept as it is"
                 ),
-                Location::graph(graph),
+                Location::graph(graph).with(format!("value_info {name:?}")),
             )
         } else {
             (
@@ -314,7 +314,7 @@ pub trait Resolving {
                     Location {
                         graph: Some(graph),
                         node,
-                        ..Location::default()
+                        detail: Some(format!("attribute {:?}", name.unwrap_or(""))),
                     },
                 ));
                 super::AttrKind::Raw(raw)
