@@ -241,7 +241,8 @@ impl Session {
             return Err("No inline is being set up.".into());
         };
         let mut model = std::mem::take(&mut draft.host.model);
-        let touched = match self.edits.apply(&mut model, edit) {
+        let checked = &mut draft.host.checked;
+        let touched = match self.edits.apply_checked(&mut model, edit, checked) {
             Ok(touched) => touched,
             Err(e) => {
                 draft.host.model = model;
@@ -250,11 +251,13 @@ impl Session {
                 return Err(message);
             }
         };
-        // The preview on the canvas is what the edit gave: its groups stay open.
-        if self.open.is_none() {
-            self.open = Some(draft.host);
+        // The preview on the canvas is what the edit gave: its groups stay open. The
+        // check is the one brought up to date by the edit.
+        match self.open.as_mut() {
+            None => self.open = Some(draft.host),
+            Some(open) => open.checked = draft.host.checked,
         }
-        self.show_edited(model, &touched, None);
+        self.show_edited(model, &touched, None, true);
         Ok(())
     }
 

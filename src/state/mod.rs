@@ -645,7 +645,10 @@ impl Session {
             return false;
         };
         let mut model = std::mem::take(&mut open.model);
-        let touched = match self.edits.apply(&mut model, edit) {
+        let touched = match self
+            .edits
+            .apply_checked(&mut model, edit, &mut open.checked)
+        {
             Ok(touched) => touched,
             Err(e) => {
                 open.model = model;
@@ -654,7 +657,7 @@ impl Session {
             }
         };
         let focus = focus(&model);
-        self.show_edited(model, &touched, focus);
+        self.show_edited(model, &touched, focus, true);
         self.error = None;
         true
     }
@@ -664,7 +667,14 @@ impl Session {
     /// attributes alone rewrites the edited boxes in place and lays out only the groups
     /// holding them, anything else builds the view again with the groups open that
     /// were open.
-    fn show_edited(&mut self, model: Model, touched: &Touched, focus: Option<NodeId>) {
+    /// `checked_current`: the open model's check is already that of `model`.
+    fn show_edited(
+        &mut self,
+        model: Model,
+        touched: &Touched,
+        focus: Option<NodeId>,
+        checked_current: bool,
+    ) {
         let Some(mut before) = self.open.take() else {
             return;
         };
@@ -677,7 +687,9 @@ impl Session {
         inferred.update_touched(&model, touched);
         let inferred = Arc::new(inferred);
         let mut checked = std::mem::take(&mut before.checked);
-        checked.update(&model, touched);
+        if !checked_current {
+            checked.update(&model, touched);
+        }
         if before
             .imported
             .iter()
@@ -735,7 +747,7 @@ impl Session {
             open.model = model;
             return false;
         };
-        self.show_edited(model, &touched, None);
+        self.show_edited(model, &touched, None, false);
         true
     }
 
@@ -750,7 +762,7 @@ impl Session {
         let mut model = std::mem::take(&mut open.model);
         match self.edits.redo(&mut model) {
             Ok(Some((_, touched))) => {
-                self.show_edited(model, &touched, None);
+                self.show_edited(model, &touched, None, false);
                 true
             }
             Ok(None) => {
@@ -3059,11 +3071,12 @@ main (float[4] x) => (float[4] y) {
                 "{:?}",
                 session.error()
             );
-            assert!(
-                session.set_attribute(node, "note = 1"),
-                "{:?}",
-                session.error()
-            );
+            // An attribute the op does not have would make the model invalid.
+            let count = session.history().0.len();
+            assert!(!session.set_attribute(node, "note = 1"));
+            let error = session.error().unwrap_or_default();
+            assert!(error.contains("check.attribute-unknown"), "{error}");
+            assert_eq!(session.history().0.len(), count);
             assert!(
                 session.rename_output(node, 0, &format!("value{k}")),
                 "{:?}",

@@ -260,6 +260,12 @@ impl Checked {
         &self.diagnostics
     }
 
+    /// How many of the findings are errors.
+    pub fn errors(&self) -> usize {
+        let errors = self.diagnostics.iter();
+        errors.filter(|d| d.severity == Severity::Error).count()
+    }
+
     pub fn into_diagnostics(self) -> Vec<Diagnostic> {
         self.diagnostics
     }

@@ -45,9 +45,11 @@
 //! - **Refusal.** An edit that cannot apply (no such graph, node or value, a name
 //!   already used in the scope tree, a value defined after the node that would read
 //!   it, a type or attribute that does not parse) is an [`EditError`] and changes
-//!   nothing. An edit that applies but leaves the model invalid (a wrong attribute
-//!   type, a dangling reference after deleting a used node without reconnecting) is
-//!   allowed: the checker reports it, and undo takes it back.
+//!   nothing. So is an edit that would leave the model worse by the checker (more
+//!   errors than before: a wrong attribute type, a dangling reference after deleting
+//!   a node that is still read, a model output of unknown type): [`History`],
+//!   [`apply_checked`] and [`replay`] undo it and name the first new error. A model
+//!   that was clean stays clean through every edit.
 //! - **Redo** applies the edit again; the log holds the edits in force (undone ones
 //!   are dropped from it when a new edit is made).
 
@@ -58,6 +60,8 @@ mod path;
 
 use serde::{Deserialize, Serialize};
 
+use crate::check::Checked;
+use crate::diag::{Diagnostic, Severity};
 use crate::ir::{Model, Touched};
 
 pub use apply::Undo;
@@ -363,9 +367,49 @@ pub fn describe(edit: &Edit) -> String {
 #[error("{0}")]
 pub struct EditError(pub String);
 
-/// Applies one edit; on success, what undoes it.
+/// Applies one edit; on success, what undoes it. This is the bare edit: it does not
+/// hold the model to the checker ([`apply_checked`] does, and so do [`History`] and
+/// [`replay`]).
 pub fn apply(model: &mut Model, edit: &Edit) -> Result<Undo, EditError> {
     apply::apply(model, edit)
+}
+
+/// Applies one edit only when it leaves the model no worse by the checker: no more
+/// errors than before (on a clean model, none). `checked` is the check of `model`;
+/// on success it is the check of the edited model (brought up to date with what the
+/// edit touched), and the edit's undo record and what it touched are returned. An
+/// edit that would add an error is undone and refused, naming the first new error;
+/// the model and `checked` are as they were.
+pub fn apply_checked(
+    model: &mut Model,
+    edit: &Edit,
+    checked: &mut Checked,
+) -> Result<(Undo, Touched), EditError> {
+    let before = checked.errors();
+    let u = apply(model, edit)?;
+    let touched = u.touched(model);
+    let mut after = checked.clone();
+    after.update(model, &touched);
+    if after.errors() > before {
+        let old = checked.diagnostics();
+        let is_error = |d: &&Diagnostic| d.severity == Severity::Error;
+        let new = after.diagnostics().iter().filter(is_error);
+        let mut new = new.filter(|d| {
+            !old.iter()
+                .any(|o| o.code == d.code && o.message == d.message)
+        });
+        let first = new
+            .next()
+            .or_else(|| after.diagnostics().iter().find(is_error))
+            .cloned();
+        undo(model, u);
+        return Err(EditError(format!(
+            "it would leave the model invalid, so it is not applied: {}",
+            first.map_or_else(|| "more errors".to_string(), |d| d.to_string())
+        )));
+    }
+    *checked = after;
+    Ok((u, touched))
 }
 
 /// Undoes an edit (the model must be as the edit left it).
@@ -379,8 +423,10 @@ pub fn undo(model: &mut Model, undo: Undo) {
 pub fn replay(model: &mut Model, json: &str) -> Result<usize, EditError> {
     let edits: Vec<Edit> =
         serde_json::from_str(json).map_err(|e| EditError(format!("the edit log: {e}")))?;
+    let mut checked = Checked::new(model);
     for (k, e) in edits.iter().enumerate() {
-        apply(model, e).map_err(|err| EditError(format!("edit {} of the log: {err}", k + 1)))?;
+        apply_checked(model, e, &mut checked)
+            .map_err(|err| EditError(format!("edit {} of the log: {err}", k + 1)))?;
     }
     Ok(edits.len())
 }
@@ -393,11 +439,23 @@ pub struct History {
 }
 
 impl History {
-    /// Applies `edit`; on success it is undoable and the redo list is dropped. Returns
-    /// what it touched.
+    /// Applies `edit` when it leaves the model no worse by the checker (checking the
+    /// whole model before and after; [`History::apply_checked`] keeps a check
+    /// current instead). On success it is undoable and the redo list is dropped.
+    /// Returns what it touched.
     pub fn apply(&mut self, model: &mut Model, edit: Edit) -> Result<Touched, EditError> {
-        let u = apply(model, &edit)?;
-        let touched = u.touched(model);
+        self.apply_checked(model, edit, &mut Checked::new(model))
+    }
+
+    /// [`History::apply`] with `checked`, the check of `model`, brought up to date
+    /// (see [`apply_checked`]).
+    pub fn apply_checked(
+        &mut self,
+        model: &mut Model,
+        edit: Edit,
+        checked: &mut Checked,
+    ) -> Result<Touched, EditError> {
+        let (u, touched) = apply_checked(model, &edit, checked)?;
         self.done.push((edit, u));
         self.undone.clear();
         Ok(touched)
