@@ -1038,7 +1038,7 @@ fn a_call_attribute_edit_specializes_live_undo_and_export() {
     app.browser.clear(&alpha).unwrap();
     app.browser.send_keys(&alpha, "[1, 2]").unwrap();
     let error = app.text("call-attr-error");
-    assert!(error.contains("takes a float"), "{error}");
+    assert!(error.contains("expects a float"), "{error}");
     app.browser.send_keys(&alpha, "\u{E004}").unwrap();
     assert_eq!(app.text("call-overload"), "generic");
     let alpha = app.wait("call-attr-alpha");
@@ -1462,6 +1462,16 @@ fn open_mlp(app: &App) {
 
 /// Replaces the text of the input `id` by `text` and commits it, as a person would:
 /// Ctrl+A, the text, Enter (which fires `change` once, with the new text).
+/// The text under the editor field whose edit was refused, once it shows.
+fn field_error(app: &App) -> String {
+    wait_until(e2e::TIMEOUT, "the refusal under its field", || {
+        Ok(app
+            .get("field-error")
+            .and_then(|e| app.browser.text(&e).ok()))
+    })
+    .unwrap_or_else(|e| panic!("{e}\n{}", app.diagnosis()))
+}
+
 fn type_into(app: &App, id: &str, text: &str) {
     let input = app.wait(id);
     app.browser
@@ -1502,15 +1512,11 @@ fn an_editing_session_undo_redo_and_the_log_replays_to_the_export() {
     type_into(&app, "node-input-0", "logits");
     editor_shows(&app, "node-input-0", "logits");
     // An attribute Sigmoid does not declare would make the model invalid: refused,
-    // the banner says why, and nothing changes.
+    // said under the field (not in the banner), and nothing changes.
     type_into(&app, "node-set-attr", "bogus = 1");
-    wait_until(e2e::TIMEOUT, "the refusal", || {
-        Ok(app
-            .error()
-            .contains("check.attribute-unknown")
-            .then_some(()))
-    })
-    .unwrap_or_else(|e| panic!("{e}\n{}", app.diagnosis()));
+    let refused = field_error(&app);
+    assert!(refused.contains("check.attribute-unknown"), "{refused}");
+    assert_eq!(app.error(), "", "the refusal is at its field");
     assert!(!diagnostics(&app).contains("bogus"));
     assert!(
         app.browser.find(".g-node.g-bad").unwrap().is_none(),
@@ -1887,13 +1893,8 @@ fn nodes_are_edited_inside_a_function_body_and_an_if_branch_with_undo() {
     app.browser.click(&node_box(&app, "then/relu")).unwrap();
     // An attribute Relu does not have: refused, the branch unchanged.
     type_into(&app, "node-set-attr", "note = 1");
-    wait_until(e2e::TIMEOUT, "the refusal", || {
-        Ok(app
-            .error()
-            .contains("check.attribute-unknown")
-            .then_some(()))
-    })
-    .unwrap_or_else(|e| panic!("{e}\n{}", app.diagnosis()));
+    let refused = field_error(&app);
+    assert!(refused.contains("check.attribute-unknown"), "{refused}");
     assert!(model_text(&app).contains("then_out = Relu(amplified)"));
     // One undo (the rename) gives the model back.
     app.browser.click(&app.wait("undo")).unwrap();

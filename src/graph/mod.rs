@@ -18,7 +18,7 @@ use graft::view::svg::{Detail, STYLE};
 use graft::view::{ItemId, Rect};
 
 use crate::platform;
-use crate::state::{AppState, FunctionInfo, SearchHit};
+use crate::state::{AppState, FunctionInfo, SearchHit, Slot, Target};
 
 use guide::ExampleGuide;
 use node_editor::{NodeEditorView, TerminalEditorView};
@@ -456,6 +456,7 @@ fn Properties() -> impl IntoView {
                                         }
                                     />
                                     {move || problem.get().map(|p| view! { <div class="attr-error" data-testid="call-attr-error">{p}</div> })}
+                                    {let refused = name.clone(); move || state.field_error(Target::Node(node), Slot::CallAttribute(refused.clone())).map(|p| view! { <div class="attr-error" data-testid="field-error">{p}</div> })}
                                 </td>
                             </tr>
                         }

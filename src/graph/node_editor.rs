@@ -3,7 +3,8 @@
 //! attributes (set as ONNX text, or removed), Delete (optionally passing a one-in,
 //! one-out node through), and Add after… (an operator from the schema registry, read
 //! from this node's first output, attribute defaults written out). Every change is one
-//! undoable edit; a refused one shows in the banner and changes nothing. It works
+//! undoable edit; a refused one shows under its field, in the core's words, and
+//! changes nothing. It works
 //! wherever the node is: the main graph, a function body, an If/Loop/Scan body. A
 //! selected graph input or output gets its own editor: name, stated type, remove, and
 //! beside an input, a new input.
@@ -11,12 +12,22 @@
 use leptos::prelude::*;
 
 use crate::platform::PickedFiles;
-use crate::state::{AppState, NodeEditor, TerminalEditor};
+use crate::state::{AppState, NodeEditor, Slot, Target, TerminalEditor};
+
+/// Why the last edit from `slot` of `target`'s editor was refused, shown under it.
+fn field_error(state: AppState, target: Target, slot: Slot) -> impl IntoView {
+    move || {
+        state.field_error(target, slot.clone()).map(|message| {
+            view! { <p class="field-error" data-testid="field-error" role="alert">{message}</p> }
+        })
+    }
+}
 
 #[component]
 pub fn NodeEditorView(editor: NodeEditor) -> impl IntoView {
     let state = expect_context::<AppState>();
     let node = editor.node;
+    let at = Target::Node(node);
     let on_change = |f: Box<dyn Fn(String)>| move |e: leptos::ev::Event| f(event_target_value(&e));
     let inputs = editor
         .inputs
@@ -50,6 +61,7 @@ pub fn NodeEditorView(editor: NodeEditor) -> impl IntoView {
                     />
                     {npy}
                 </label>
+                {field_error(state, at, Slot::Input(k))}
             }
         })
         .collect_view();
@@ -77,6 +89,7 @@ pub fn NodeEditorView(editor: NodeEditor) -> impl IntoView {
                         "→ output"
                     </button>
                 </label>
+                {field_error(state, at, Slot::Output(k))}
             }
         })
         .collect_view();
@@ -124,6 +137,7 @@ pub fn NodeEditorView(editor: NodeEditor) -> impl IntoView {
                     on:change=on_change(Box::new(move |v| state.rename_node(node, v)))
                 />
             </label>
+            {field_error(state, at, Slot::Name)}
             {inputs}
             {outputs}
             <ul class="node-edit-attrs">{attributes}</ul>
@@ -142,6 +156,7 @@ pub fn NodeEditorView(editor: NodeEditor) -> impl IntoView {
                     }
                 />
             </label>
+            {field_error(state, at, Slot::Attribute)}
             <div class="node-edit-actions">
                 <button
                     data-testid="node-delete"
@@ -178,6 +193,7 @@ pub fn NodeEditorView(editor: NodeEditor) -> impl IntoView {
                     }
                 />
             </label>
+            {field_error(state, at, Slot::Add)}
             <datalist id="op-palette">{options}</datalist>
             {move || chosen_doc().map(|d| view! { <p class="node-edit-doc" data-testid="node-add-doc">{d}</p> })}
         </div>
@@ -205,6 +221,7 @@ pub fn TerminalEditorView(editor: TerminalEditor) -> impl IntoView {
                     on:change=move |e| state.rename_value(value, event_target_value(&e))
                 />
             </label>
+            {field_error(state, Target::Value(value), Slot::Name)}
             <label class="node-edit-row">
                 <span>"type"</span>
                 <input
@@ -216,6 +233,7 @@ pub fn TerminalEditorView(editor: TerminalEditor) -> impl IntoView {
                     on:change=move |e| state.set_value_type(value, event_target_value(&e))
                 />
             </label>
+            {field_error(state, Target::Value(value), Slot::Type)}
             <div class="node-edit-actions">
                 <button
                     data-testid="terminal-remove"
@@ -225,6 +243,7 @@ pub fn TerminalEditorView(editor: TerminalEditor) -> impl IntoView {
                     {if input { "Remove input" } else { "Remove output" }}
                 </button>
             </div>
+            {field_error(state, Target::Value(value), Slot::Action)}
             <Show when=move || input>
                 <div class="node-edit-row">
                     <span>"new input"</span>
@@ -248,6 +267,7 @@ pub fn TerminalEditorView(editor: TerminalEditor) -> impl IntoView {
                         "Add"
                     </button>
                 </div>
+                {field_error(state, Target::Value(value), Slot::NewInput)}
             </Show>
         </div>
     }

@@ -219,6 +219,8 @@ pub struct WorkStatus {
 pub struct Session {
     open: Option<OpenModel>,
     error: Option<String>,
+    /// The last refused edit made from an editor's field, shown beside that field.
+    field_error: Option<FieldError>,
     pending: Option<Pending>,
     issued: u64,
     work: Option<Work>,
@@ -244,6 +246,12 @@ impl Session {
 
     pub fn error(&self) -> Option<&str> {
         self.error.as_deref()
+    }
+
+    /// Why the last edit made from `field` of `target`'s editor was refused, if it was.
+    pub fn field_error(&self, target: Target, field: &Slot) -> Option<&str> {
+        let e = self.field_error.as_ref()?;
+        (e.at.target == target && e.at.slot == *field).then_some(e.message.as_str())
     }
 
     /// What is loading, e.g. `Opening mlp.onnx…`.
@@ -638,6 +646,18 @@ impl Session {
         edit: graft::edit::Edit,
         focus: impl FnOnce(&Model) -> Option<NodeId>,
     ) -> bool {
+        self.edit_at(None, what, edit, focus)
+    }
+
+    /// [`Session::edit`] made from an editor's field (`at`): a refusal is shown beside
+    /// that field, in the core's words (it names what is wrong), not in the banner.
+    fn edit_at(
+        &mut self,
+        at: Option<FieldAt>,
+        what: &str,
+        edit: graft::edit::Edit,
+        focus: impl FnOnce(&Model) -> Option<NodeId>,
+    ) -> bool {
         if self.draft.is_some() || self.work.is_some() {
             return false;
         }
@@ -652,10 +672,19 @@ impl Session {
             Ok(touched) => touched,
             Err(e) => {
                 open.model = model;
-                self.error = Some(format!("{what}: {e}"));
+                match at {
+                    Some(at) => {
+                        self.field_error = Some(FieldError {
+                            at: at.refined(&e.field),
+                            message: e.message,
+                        })
+                    }
+                    None => self.error = Some(format!("{what}: {e}")),
+                }
                 return false;
             }
         };
+        self.field_error = None;
         let focus = focus(&model);
         self.show_edited(model, &touched, focus, true);
         self.error = None;
@@ -675,6 +704,7 @@ impl Session {
         focus: Option<NodeId>,
         checked_current: bool,
     ) {
+        self.field_error = None;
         let Some(mut before) = self.open.take() else {
             return;
         };
@@ -848,6 +878,7 @@ impl Session {
         &mut self,
         what: &str,
         node: NodeId,
+        slot: Slot,
         make: impl FnOnce(&Model, String, usize) -> Option<graft::edit::Edit>,
         focus: impl FnOnce(&Model) -> Option<NodeId>,
     ) -> bool {
@@ -861,7 +892,11 @@ impl Session {
         let Some(edit) = make(model, graph, index) else {
             return false;
         };
-        self.edit(what, edit, focus)
+        let at = FieldAt {
+            target: Target::Node(node),
+            slot,
+        };
+        self.edit_at(Some(at), what, edit, focus)
     }
 
     /// Renames a node (`""` removes the name).
@@ -870,6 +905,7 @@ impl Session {
         self.edit_node(
             "Renaming the node",
             node,
+            Slot::Name,
             |_, graph, node| Some(graft::edit::Edit::RenameNode { graph, node, to }),
             move |_| Some(node),
         )
@@ -881,6 +917,7 @@ impl Session {
         self.edit_node(
             "Setting the attribute",
             node,
+            Slot::Attribute,
             |_, graph, node| {
                 Some(graft::edit::Edit::SetAttribute {
                     graph,
@@ -897,6 +934,7 @@ impl Session {
         self.edit_node(
             "Removing the attribute",
             node,
+            Slot::Attribute,
             |_, graph, node| Some(graft::edit::Edit::RemoveAttribute { graph, node, name }),
             move |_| Some(node),
         )
@@ -908,6 +946,7 @@ impl Session {
         self.edit_node(
             "Connecting the input",
             node,
+            Slot::Input(index),
             |_, graph, node| {
                 Some(graft::edit::Edit::SetInput {
                     graph,
@@ -926,6 +965,7 @@ impl Session {
         self.edit_node(
             "Renaming the value",
             node,
+            Slot::Output(index),
             |m, graph, _| {
                 let v = m.node(node).outputs.get(index).copied().flatten()?;
                 Some(graft::edit::Edit::RenameValue {
@@ -975,6 +1015,7 @@ impl Session {
         self.edit_node(
             &format!("Adding {op}"),
             node,
+            Slot::Add,
             |m, graph, _| {
                 let input = m
                     .node(node)
@@ -1004,6 +1045,7 @@ impl Session {
         &mut self,
         what: &str,
         value: graft::ir::ValueId,
+        slot: Slot,
         make: impl FnOnce(String, String) -> graft::edit::Edit,
     ) -> bool {
         let Some(model) = self.open.as_ref().map(|o| &o.model) else {
@@ -1019,13 +1061,17 @@ impl Session {
             return false;
         };
         let edit = make(graph, v.name.clone());
-        self.edit(what, edit, |_| None)
+        let at = FieldAt {
+            target: Target::Value(value),
+            slot,
+        };
+        self.edit_at(Some(at), what, edit, |_| None)
     }
 
     /// Renames a graph input or output (or any value); every reader follows.
     pub fn rename_value(&mut self, value: graft::ir::ValueId, to: &str) -> bool {
         let to = to.trim().to_string();
-        self.edit_value("Renaming the value", value, |graph, from| {
+        self.edit_value("Renaming the value", value, Slot::Name, |graph, from| {
             graft::edit::Edit::RenameValue { graph, from, to }
         })
     }
@@ -1033,19 +1079,19 @@ impl Session {
     /// Sets the stated type of a graph input or output (`float[batch, 4]`).
     pub fn set_value_type(&mut self, value: graft::ir::ValueId, ty: &str) -> bool {
         let ty = ty.trim().to_string();
-        self.edit_value("Setting the type", value, |graph, name| {
+        self.edit_value("Setting the type", value, Slot::Type, |graph, name| {
             graft::edit::Edit::SetType { graph, name, ty }
         })
     }
 
     pub fn remove_graph_input(&mut self, value: graft::ir::ValueId) -> bool {
-        self.edit_value("Removing the input", value, |graph, name| {
+        self.edit_value("Removing the input", value, Slot::Action, |graph, name| {
             graft::edit::Edit::RemoveInput { graph, name }
         })
     }
 
     pub fn remove_graph_output(&mut self, value: graft::ir::ValueId) -> bool {
-        self.edit_value("Removing the output", value, |graph, name| {
+        self.edit_value("Removing the output", value, Slot::Action, |graph, name| {
             graft::edit::Edit::RemoveOutput { graph, name }
         })
     }
@@ -1055,6 +1101,7 @@ impl Session {
         self.edit_node(
             "Adding the graph output",
             node,
+            Slot::Output(index),
             |m, graph, _| {
                 let v = m.node(node).outputs.get(index).copied().flatten()?;
                 Some(graft::edit::Edit::AddOutput {
@@ -1069,19 +1116,22 @@ impl Session {
     /// Replaces the data of the initializer `value` by an `.npy` file's array.
     pub fn set_initializer(&mut self, value: graft::ir::ValueId, npy: &[u8]) -> bool {
         let npy_base64 = graft::edit::base64_encode(npy);
-        self.edit_value("Replacing the initializer", value, |graph, name| {
-            graft::edit::Edit::SetInitializer {
+        self.edit_value(
+            "Replacing the initializer",
+            value,
+            Slot::Action,
+            |graph, name| graft::edit::Edit::SetInitializer {
                 graph,
                 name,
                 npy_base64,
-            }
-        })
+            },
+        )
     }
 
     /// Adds an input to the graph `value` belongs to (`ty` as ONNX text).
     pub fn add_graph_input(&mut self, beside: graft::ir::ValueId, name: &str, ty: &str) -> bool {
         let (name, ty) = (name.trim().to_string(), ty.trim().to_string());
-        self.edit_value("Adding the input", beside, |graph, _| {
+        self.edit_value("Adding the input", beside, Slot::NewInput, |graph, _| {
             graft::edit::Edit::AddInput { graph, name, ty }
         })
     }
@@ -1210,7 +1260,11 @@ impl Session {
         let Some(edit) = self.specialize_edit(node, text) else {
             return false;
         };
-        self.edit("Specializing the call", edit, |_| None)
+        let at = FieldAt {
+            target: Target::Node(node),
+            slot: Slot::CallAttribute(name.to_string()),
+        };
+        self.edit_at(Some(at), "Specializing the call", edit, |_| None)
     }
 
     /// The edit that specializes `node` with `attributes` (ONNX text), keeping what
@@ -1791,6 +1845,61 @@ fn load_model(mut files: Vec<LoadedFile>) -> Result<(String, Model, Vec<Diagnost
     Ok((main.name, model, diagnostics))
 }
 
+/// What an editor edits: a node, or a value (a graph input or output).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Target {
+    Node(NodeId),
+    Value(graft::ir::ValueId),
+}
+
+/// A field of an editor.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Slot {
+    Name,
+    Input(usize),
+    Output(usize),
+    /// The attribute row (set or remove).
+    Attribute,
+    /// "Add after…".
+    Add,
+    Type,
+    NewInput,
+    /// A call's compile-time attribute, by name.
+    CallAttribute(String),
+    /// A button of the editor (remove, replace data).
+    Action,
+}
+
+/// The field an edit came from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FieldAt {
+    pub target: Target,
+    pub slot: Slot,
+}
+
+impl FieldAt {
+    /// Where the core's [`graft::edit::Field`] puts the error, within this editor: a
+    /// specialization refused for one attribute goes beside that attribute.
+    fn refined(self, field: &graft::edit::Field) -> FieldAt {
+        match (&self.slot, field) {
+            (Slot::CallAttribute(_), graft::edit::Field::Attribute(name)) if !name.is_empty() => {
+                FieldAt {
+                    slot: Slot::CallAttribute(name.clone()),
+                    ..self
+                }
+            }
+            _ => self,
+        }
+    }
+}
+
+/// A refused edit and the field it came from.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FieldError {
+    pub at: FieldAt,
+    pub message: String,
+}
+
 /// A model ready to show: its view built and laid out.
 /// The view of `model` with the types inference found where the model states none.
 fn typed_view(model: &Model, inferred: &Arc<graft::infer::Inferred>) -> Option<View> {
@@ -2359,6 +2468,12 @@ impl AppState {
         platform::after_next_paint(move || {
             platform::publish_timing(name, platform::now_ms() - started);
         });
+    }
+
+    /// Why the last edit from `slot` of `target`'s editor was refused (tracked).
+    pub fn field_error(self, target: Target, slot: Slot) -> Option<String> {
+        self.session
+            .with(|s| s.field_error(target, &slot).map(str::to_string))
     }
 
     pub fn rename_node(self, node: NodeId, to: String) {
@@ -3074,8 +3189,17 @@ main (float[4] x) => (float[4] y) {
             // An attribute the op does not have would make the model invalid.
             let count = session.history().0.len();
             assert!(!session.set_attribute(node, "note = 1"));
-            let error = session.error().unwrap_or_default();
+            // Shown beside the field it came from, not in the banner.
+            let error = session
+                .field_error(Target::Node(node), &Slot::Attribute)
+                .unwrap_or_default();
             assert!(error.contains("check.attribute-unknown"), "{error}");
+            assert!(session.error().is_none());
+            assert!(
+                session
+                    .field_error(Target::Node(node), &Slot::Name)
+                    .is_none()
+            );
             assert_eq!(session.history().0.len(), count);
             assert!(
                 session.rename_output(node, 0, &format!("value{k}")),
@@ -3089,7 +3213,8 @@ main (float[4] x) => (float[4] y) {
         let edited = text(&session);
         // value2 is in a subgraph of the main graph: the same scope tree.
         assert!(!session.rename_output(nodes[0], 0, "value2"));
-        assert!(session.error().unwrap_or_default().contains("already used"));
+        let error = session.field_error(Target::Node(nodes[0]), &Slot::Output(0));
+        assert!(error.unwrap_or_default().contains("already used"));
         assert_eq!(text(&session), edited);
         assert_eq!(session.history().0.len(), count);
         // Add after, delete with reconnect, in the main graph; undo everything.

@@ -142,7 +142,7 @@ fn refused_because(edit: Edit, code: &str) {
     );
     assert_eq!(text(&m), before, "{edit:?}");
     assert!(!h.can_undo());
-    let json = serde_json::to_string(&[edit.clone()]).unwrap();
+    let json = serde_json::to_string(std::slice::from_ref(&edit)).unwrap();
     let e = replay(&mut m, &json).unwrap_err().to_string();
     assert!(e.contains(code), "{edit:?}: {e}");
     assert_eq!(text(&m), before, "{edit:?}");

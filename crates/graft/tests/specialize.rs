@@ -543,6 +543,13 @@ fn call_attribute_values_are_checked_against_the_declared_type() {
         let err = parse_call_attribute("beta", bad, Some(AttrType::Float));
         assert!(err.is_err(), "{bad:?} accepted: {err:?}");
     }
+    // In the user's terms, not the parser's view of a wrapper text.
+    let err = parse_call_attribute("beta", "abc", Some(AttrType::Float)).unwrap_err();
+    assert_eq!(err, "beta expects a float; `abc` is not one");
+    let err = parse_call_attribute("beta", "[1, 2]", Some(AttrType::Float)).unwrap_err();
+    assert_eq!(err, "beta expects a float; `[1, 2]` is not one");
+    let err = parse_call_attribute("axes", "0.5", Some(AttrType::Ints)).unwrap_err();
+    assert_eq!(err, "axes expects a list of ints; `0.5` is not one");
     let axes = parse_call_attribute("axes", "[0, 1]", None).expect("untyped list");
     assert_eq!(axes.value(), Some(&AttrValue::Ints(vec![0, 1])));
 }

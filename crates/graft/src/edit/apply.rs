@@ -4,7 +4,7 @@ use std::collections::HashSet;
 
 use super::npy::{base64_decode, npy_tensor};
 use super::path::resolve_path;
-use super::{Edit, EditError};
+use super::{Edit, EditError, Field};
 use crate::ir::{
     Attribute, GraphId, GraphOwner, Initializer, Model, Node, NodeId, Tensor, Touched, Value,
     ValueDef, ValueId, ValueInfo,
@@ -98,21 +98,30 @@ pub(super) fn undo(model: &mut Model, undo: Undo) {
     }
 }
 
-pub(super) fn err(message: impl Into<String>) -> EditError {
-    EditError(message.into())
+pub(super) fn err(field: Field, message: impl Into<String>) -> EditError {
+    EditError::new(field, message)
+}
+
+/// The attribute a text like `alpha = 0.5` (or `alpha: float = @a`) sets, for an error.
+pub(super) fn attribute_named(text: &str) -> Field {
+    let name = text.split(['=', ':', ',']).next().unwrap_or("").trim();
+    Field::Attribute(name.to_string())
 }
 
 pub(super) fn node_at(model: &Model, g: GraphId, k: usize) -> Result<NodeId, EditError> {
     model.graph(g).nodes.get(k).copied().ok_or_else(|| {
-        err(format!(
-            "the graph has no node {k} (it has {})",
-            model.graph(g).nodes.len()
-        ))
+        err(
+            Field::Node,
+            format!(
+                "the graph has no node {k} (it has {})",
+                model.graph(g).nodes.len()
+            ),
+        )
     })
 }
 
 /// The value named `name` visible from `g` (innermost first).
-fn find_value(model: &Model, g: GraphId, name: &str) -> Result<ValueId, EditError> {
+fn find_value(model: &Model, g: GraphId, name: &str, field: Field) -> Result<ValueId, EditError> {
     for scope in model.scope_chain(g) {
         if let Some(v) = model
             .defined_in(scope)
@@ -121,7 +130,10 @@ fn find_value(model: &Model, g: GraphId, name: &str) -> Result<ValueId, EditErro
             return Ok(v);
         }
     }
-    Err(err(format!("no value {name:?} is visible in this graph")))
+    Err(err(
+        field,
+        format!("no value {name:?} is visible in this graph"),
+    ))
 }
 
 /// Every name used in the scope tree that holds `g`.
@@ -157,13 +169,15 @@ fn name_in_tree(model: &Model, g: GraphId, name: &str) -> bool {
 fn check_new_name(model: &Model, g: GraphId, name: &str) -> Result<(), EditError> {
     if name.is_empty() {
         return Err(err(
+            Field::NewName,
             "a value needs a name (\"\" is an absent value in ONNX)",
         ));
     }
     if name_in_tree(model, g, name) {
-        return Err(err(format!(
-            "the name {name:?} is already used in this scope"
-        )));
+        return Err(err(
+            Field::NewName,
+            format!("the name {name:?} is already used in this scope"),
+        ));
     }
     Ok(())
 }
@@ -207,17 +221,30 @@ fn output_type(
     if model.graph(g).owner == GraphOwner::Model
         && let Some(missing) = crate::check::incomplete(ty.as_ref())
     {
-        return Err(err(format!(
-            "{:?} cannot be a model output: a model output needs a type, and inference \
+        return Err(err(
+            Field::Value,
+            format!(
+                "{:?} cannot be a model output: a model output needs a type, and inference \
              does not know this value's ({missing})",
-            model.value(v).name
-        )));
+                model.value(v).name
+            ),
+        ));
     }
     Ok(ty)
 }
 
+/// What is wrong with attribute text, in the user's terms: the parser reads it
+/// inside a wrapper, so its messages about what follows the text are left out.
+pub(super) fn attribute_error(text: &str, e: &crate::text::ParseError) -> String {
+    format!(
+        "{text:?} is not an attribute as ONNX text (name = value): {}",
+        e.message
+    )
+}
+
 fn parse_type(text: &str) -> Result<crate::ir::Type, EditError> {
-    crate::text::parse_type(text).map_err(|e| err(format!("type {text:?}: {}", e.message)))
+    crate::text::parse_type(text)
+        .map_err(|e| err(Field::Type, format!("type {text:?}: {}", e.message)))
 }
 
 pub(super) fn apply(model: &mut Model, edit: &Edit) -> Result<Undo, EditError> {
@@ -231,9 +258,9 @@ pub(super) fn apply(model: &mut Model, edit: &Edit) -> Result<Undo, EditError> {
             let g = resolve_path(model, graph)?;
             let n = node_at(model, g, *node)?;
             let attrs = crate::text::parse_attributes(attribute)
-                .map_err(|e| err(format!("attribute {attribute:?}: {}", e.message)))?;
+                .map_err(|e| err(attribute_named(attribute), attribute_error(attribute, &e)))?;
             if attrs.is_empty() {
-                return Err(err("no attribute given"));
+                return Err(err(attribute_named(attribute), "no attribute given"));
             }
             let old = model.node(n).attributes.clone();
             let mut new = old.clone();
@@ -251,14 +278,17 @@ pub(super) fn apply(model: &mut Model, edit: &Edit) -> Result<Undo, EditError> {
             let n = node_at(model, g, *node)?;
             let old = model.node(n).attributes.clone();
             if !old.iter().any(|a| a.name() == name) {
-                return Err(err(format!("node {node} has no attribute {name:?}")));
+                return Err(err(
+                    Field::Attribute(name.clone()),
+                    format!("node {node} has no attribute {name:?}"),
+                ));
             }
             undo.push(Restore::NodeAttributes(n, old));
             model.nodes[n].attributes.retain(|a| a.name() != name);
         }
         Edit::RenameValue { graph, from, to } => {
             let g = resolve_path(model, graph)?;
-            let v = find_value(model, g, from)?;
+            let v = find_value(model, g, from, Field::Value)?;
             if from == to {
                 return Ok(Undo(undo));
             }
@@ -286,7 +316,7 @@ pub(super) fn apply(model: &mut Model, edit: &Edit) -> Result<Undo, EditError> {
                 }
             }
             if ids.is_empty() {
-                return Err(err("no node to delete"));
+                return Err(err(Field::Node, "no node to delete"));
             }
             if *reconnect {
                 // Later deletions first, so that a chain of pass-throughs resolves.
@@ -358,13 +388,16 @@ pub(super) fn apply(model: &mut Model, edit: &Edit) -> Result<Undo, EditError> {
             let v = if value.is_empty() {
                 None
             } else {
-                let v = find_value(model, g, value)?;
+                let v = find_value(model, g, value, Field::Input(*index))?;
                 if let Some(p) = producer_position(model, g, v)
                     && p >= *node
                 {
-                    return Err(err(format!(
-                        "{value:?} is computed by node {p}, not before node {node}: connecting it would break the order"
-                    )));
+                    return Err(err(
+                        Field::Input(*index),
+                        format!(
+                            "{value:?} is computed by node {p}, not before node {node}: connecting it would break the order"
+                        ),
+                    ));
                 }
                 Some(v)
             };
@@ -408,25 +441,28 @@ pub(super) fn apply(model: &mut Model, edit: &Edit) -> Result<Undo, EditError> {
                 .inputs
                 .iter()
                 .position(|i| i.value.is_some_and(|v| model.value(v).name == *name))
-                .ok_or_else(|| err(format!("the graph has no input {name:?}")))?;
+                .ok_or_else(|| err(Field::Value, format!("the graph has no input {name:?}")))?;
             let v = model.graph(g).inputs[k]
                 .value
                 .unwrap_or(ValueId::from_index(0));
             let used = readers(model, g, v);
             if !used.is_empty() || model.graph(g).outputs.iter().any(|o| o.value == Some(v)) {
-                return Err(err(format!(
-                    "input {name:?} is still read ({} nodes); disconnect them first",
-                    used.len()
-                )));
+                return Err(err(
+                    Field::Value,
+                    format!(
+                        "input {name:?} is still read ({} nodes); disconnect them first",
+                        used.len()
+                    ),
+                ));
             }
             undo.push(Restore::Inputs(g, model.graph(g).inputs.clone()));
             model.graphs[g].inputs.remove(k);
         }
         Edit::AddOutput { graph, value } => {
             let g = resolve_path(model, graph)?;
-            let v = find_value(model, g, value)?;
+            let v = find_value(model, g, value, Field::Value)?;
             if model.graph(g).outputs.iter().any(|o| o.value == Some(v)) {
-                return Err(err(format!("{value:?} is already an output")));
+                return Err(err(Field::Value, format!("{value:?} is already an output")));
             }
             let ty = output_type(model, g, v)?;
             undo.push(Restore::Outputs(g, model.graph(g).outputs.clone()));
@@ -443,14 +479,17 @@ pub(super) fn apply(model: &mut Model, edit: &Edit) -> Result<Undo, EditError> {
                 .outputs
                 .iter()
                 .position(|o| o.value.is_some_and(|v| model.value(v).name == *name))
-                .ok_or_else(|| err(format!("the graph has no output {name:?}")))?;
+                .ok_or_else(|| err(Field::Value, format!("the graph has no output {name:?}")))?;
             undo.push(Restore::Outputs(g, model.graph(g).outputs.clone()));
             model.graphs[g].outputs.remove(k);
         }
         Edit::SetType { graph, name, ty } => {
             let g = resolve_path(model, graph)?;
             if matches!(model.graph(g).owner, GraphOwner::Function(_)) {
-                return Err(err("a function's inputs and outputs carry no type in ONNX"));
+                return Err(err(
+                    Field::Type,
+                    "a function's inputs and outputs carry no type in ONNX",
+                ));
             }
             let ty = parse_type(ty)?;
             let is = |i: &ValueInfo| i.value.is_some_and(|v| model.value(v).name == *name);
@@ -461,7 +500,10 @@ pub(super) fn apply(model: &mut Model, edit: &Edit) -> Result<Undo, EditError> {
                 undo.push(Restore::Outputs(g, model.graph(g).outputs.clone()));
                 model.graphs[g].outputs[k].ty = Some(ty);
             } else {
-                return Err(err(format!("the graph has no input or output {name:?}")));
+                return Err(err(
+                    Field::Value,
+                    format!("the graph has no input or output {name:?}"),
+                ));
             }
         }
         Edit::SetInitializer {
@@ -475,9 +517,16 @@ pub(super) fn apply(model: &mut Model, edit: &Edit) -> Result<Undo, EditError> {
                 .initializers
                 .iter()
                 .position(|i| i.value.is_some_and(|v| model.value(v).name == *name))
-                .ok_or_else(|| err(format!("the graph has no initializer {name:?}")))?;
-            let bytes = base64_decode(npy_base64).map_err(|e| err(format!("npy_base64: {e}")))?;
-            let tensor = npy_tensor(&bytes).map_err(|e| err(format!("the .npy file: {e}")))?;
+                .ok_or_else(|| {
+                    err(
+                        Field::Value,
+                        format!("the graph has no initializer {name:?}"),
+                    )
+                })?;
+            let bytes = base64_decode(npy_base64)
+                .map_err(|e| err(Field::Data, format!("npy_base64: {e}")))?;
+            let tensor =
+                npy_tensor(&bytes).map_err(|e| err(Field::Data, format!("the .npy file: {e}")))?;
             undo.push(Restore::Initializers(
                 g,
                 model.graph(g).initializers.clone(),
@@ -520,7 +569,7 @@ fn add_node(
 ) -> Result<(), EditError> {
     let g = resolve_path(model, graph)?;
     if op_type.is_empty() {
-        return Err(err("a node needs an op_type"));
+        return Err(err(Field::Op, "a node needs an op_type"));
     }
     let domain = crate::ir::normalize_domain(domain);
     // The version in force here: the enclosing function's import, else the model's.
@@ -541,22 +590,24 @@ fn add_node(
             && func.name.as_deref() == Some(op_type)
     });
     let Some(version) = version else {
-        return Err(err(format!(
-            "the model does not import domain {domain:?}; {op_type} cannot be used"
-        )));
+        return Err(err(
+            Field::Op,
+            format!("the model does not import domain {domain:?}; {op_type} cannot be used"),
+        ));
     };
     let schema = crate::schema::lookup(domain, op_type, version);
     let known_domain = crate::schema::domains().any(|d| d == domain);
     if schema.is_none() && known_domain && !is_function {
-        return Err(err(format!(
-            "no operator {op_type} in domain {domain:?} at opset {version}"
-        )));
+        return Err(err(
+            Field::Op,
+            format!("no operator {op_type} in domain {domain:?} at opset {version}"),
+        ));
     }
     let mut attrs = if attributes.trim().is_empty() {
         Vec::new()
     } else {
         crate::text::parse_attributes(attributes)
-            .map_err(|e| err(format!("attributes {attributes:?}: {}", e.message)))?
+            .map_err(|e| err(attribute_named(attributes), attribute_error(attributes, &e)))?
     };
     if defaults && let Some(s) = schema {
         for a in &s.attributes {
@@ -573,12 +624,12 @@ fn add_node(
     }
     let mut ins = Vec::new();
     let mut after = 0;
-    for i in inputs {
+    for (k, i) in inputs.iter().enumerate() {
         if i.is_empty() {
             ins.push(None);
             continue;
         }
-        let v = find_value(model, g, i)?;
+        let v = find_value(model, g, i, Field::Input(k))?;
         if let Some(p) = producer_position(model, g, v) {
             after = after.max(p + 1);
         }
@@ -586,13 +637,19 @@ fn add_node(
     }
     let position = match at {
         Some(k) if k < after => {
-            return Err(err(format!(
-                "position {k} comes before the node that computes one of the inputs ({})",
-                after - 1
-            )));
+            return Err(err(
+                Field::Node,
+                format!(
+                    "position {k} comes before the node that computes one of the inputs ({})",
+                    after - 1
+                ),
+            ));
         }
         Some(k) if k > model.graph(g).nodes.len() => {
-            return Err(err(format!("position {k} is past the end of the graph")));
+            return Err(err(
+                Field::Node,
+                format!("position {k} is past the end of the graph"),
+            ));
         }
         Some(k) => k,
         None => after,
@@ -628,7 +685,10 @@ fn add_node(
                 continue;
             }
             if taken.contains(o) || out_names.contains(o) {
-                return Err(err(format!("the name {o:?} is already used in this scope")));
+                return Err(err(
+                    Field::NewName,
+                    format!("the name {o:?} is already used in this scope"),
+                ));
             }
             out_names.push(o.clone());
         }

@@ -4,10 +4,10 @@
 
 use bytes::Bytes;
 
-use super::apply::{Restore, err, node_at};
+use super::apply::{Restore, attribute_error, attribute_named, err, node_at};
 use super::npy::base64_decode;
 use super::path::{parse_key, resolve_path};
-use super::{Edit, EditError};
+use super::{Edit, EditError, Field};
 use crate::ir::Model;
 
 /// Applies a compound edit (the primitive ones are `apply.rs`'s), recording in `undo`
@@ -29,8 +29,9 @@ pub(super) fn apply(
             let attrs = if attributes.trim().is_empty() {
                 Vec::new()
             } else {
-                crate::text::parse_attributes(attributes)
-                    .map_err(|e| err(format!("attributes {attributes:?}: {}", e.message)))?
+                crate::text::parse_attributes(attributes).map_err(|e| {
+                    err(attribute_named(attributes), attribute_error(attributes, &e))
+                })?
             };
             let options = crate::specialize::SpecializeOptions {
                 keep: keep.iter().map(|k| parse_key(k)).collect(),
@@ -89,10 +90,10 @@ pub(super) fn apply(
             function,
         } => {
             let g = resolve_path(model, graph)?;
-            let bytes =
-                base64_decode(guest_base64).map_err(|e| err(format!("guest_base64: {e}")))?;
+            let bytes = base64_decode(guest_base64)
+                .map_err(|e| err(Field::Data, format!("guest_base64: {e}")))?;
             let guest = crate::import(Bytes::from(bytes))
-                .map_err(|e| err(format!("the guest model: {e}")))?
+                .map_err(|e| err(Field::Data, format!("the guest model: {e}")))?
                 .model;
             let mode = if function.is_empty() {
                 crate::inline::Mode::Nodes
@@ -146,10 +147,13 @@ pub(super) fn apply(
         }
         Edit::ReplaceModel { text } => {
             let parsed = crate::text::parse_model(text).map_err(|e| {
-                err(format!(
-                    "line {}, column {}: {}",
-                    e.line, e.column, e.message
-                ))
+                err(
+                    Field::Text {
+                        line: e.line,
+                        column: e.column,
+                    },
+                    format!("line {}, column {}: {}", e.line, e.column, e.message),
+                )
             })?;
             let mut new = parsed.model;
             new.external_files = model.external_files.clone();
@@ -160,21 +164,32 @@ pub(super) fn apply(
             let key = parse_key(function);
             let f = model
                 .find_function(&key)
-                .ok_or_else(|| err(format!("no local function {key}")))?;
+                .ok_or_else(|| err(Field::Function, format!("no local function {key}")))?;
             let parsed = crate::text::parse_function(text).map_err(|e| {
-                err(format!(
-                    "line {}, column {}: {}",
-                    e.line, e.column, e.message
-                ))
+                err(
+                    Field::Text {
+                        line: e.line,
+                        column: e.column,
+                    },
+                    format!("line {}, column {}: {}", e.line, e.column, e.message),
+                )
             })?;
             let new_key = parsed
                 .model
                 .functions
                 .first()
                 .map(|&g| parsed.model.function(g).key())
-                .ok_or_else(|| err("the text holds no function"))?;
+                .ok_or_else(|| {
+                    err(
+                        Field::Text { line: 1, column: 1 },
+                        "the text holds no function",
+                    )
+                })?;
             if new_key != key && model.find_function(&new_key).is_some() {
-                return Err(err(format!("a function {new_key} already exists")));
+                return Err(err(
+                    Field::Function,
+                    format!("a function {new_key} already exists"),
+                ));
             }
             let position = model.functions.iter().position(|&g| g == f).unwrap_or(0);
             let before = model.clone();
@@ -203,7 +218,7 @@ fn compound<E: std::fmt::Display>(
     let before = model.clone();
     if let Err(e) = run(model) {
         *model = before;
-        return Err(err(e.to_string()));
+        return Err(err(Field::Edit, e.to_string()));
     }
     undo.push(Restore::Model(Box::new(before)));
     Ok(())

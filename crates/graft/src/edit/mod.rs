@@ -362,10 +362,55 @@ pub fn describe(edit: &Edit) -> String {
     }
 }
 
-/// Why an edit was refused; the model is unchanged.
+/// Why an edit was refused, and which of its fields is at fault; the model is
+/// unchanged.
 #[derive(Clone, Debug, thiserror::Error, PartialEq, Eq)]
-#[error("{0}")]
-pub struct EditError(pub String);
+#[error("{message}")]
+pub struct EditError {
+    pub field: Field,
+    pub message: String,
+}
+
+impl EditError {
+    pub fn new(field: Field, message: impl Into<String>) -> Self {
+        Self {
+            field,
+            message: message.into(),
+        }
+    }
+}
+
+/// The part of an edit an [`EditError`] is about, so that a UI can show the error
+/// beside the field the user filled in.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Field {
+    /// `graph`: the path names no graph (or one the edit cannot change).
+    Graph,
+    /// `node` or `nodes`: no such node.
+    Node,
+    /// A value the edit reads or names (`from`, `value`, `name` of an existing input,
+    /// output or initializer).
+    Value,
+    /// Input `k` of the node (`SetInput`'s `index`, `AddNode`'s `inputs[k]`).
+    Input(usize),
+    /// A new name (`to`, a new input's `name`, an output of `AddNode`).
+    NewName,
+    /// An attribute, by name (empty when the text names none).
+    Attribute(String),
+    /// `op_type` or `domain` of a new node.
+    Op,
+    /// A type given as text.
+    Type,
+    /// Data given with the edit: an `.npy` array, a guest model.
+    Data,
+    /// `function`: the function the edit names.
+    Function,
+    /// `text` (the model or a function as ONNX text), at a line and column.
+    Text { line: usize, column: usize },
+    /// The edit as a whole: it would leave the model invalid, a transform refused
+    /// it, or the log around it is malformed.
+    Edit,
+}
 
 /// Applies one edit; on success, what undoes it. This is the bare edit: it does not
 /// hold the model to the checker ([`apply_checked`] does, and so do [`History`] and
@@ -403,10 +448,13 @@ pub fn apply_checked(
             .or_else(|| after.diagnostics().iter().find(is_error))
             .cloned();
         undo(model, u);
-        return Err(EditError(format!(
-            "it would leave the model invalid, so it is not applied: {}",
-            first.map_or_else(|| "more errors".to_string(), |d| d.to_string())
-        )));
+        return Err(EditError::new(
+            Field::Edit,
+            format!(
+                "it would leave the model invalid, so it is not applied: {}",
+                first.map_or_else(|| "more errors".to_string(), |d| d.to_string())
+            ),
+        ));
     }
     *checked = after;
     Ok((u, touched))
@@ -421,12 +469,13 @@ pub fn undo(model: &mut Model, undo: Undo) {
 /// on the first refused edit, stops with its position and error (the edits before
 /// it stay applied).
 pub fn replay(model: &mut Model, json: &str) -> Result<usize, EditError> {
-    let edits: Vec<Edit> =
-        serde_json::from_str(json).map_err(|e| EditError(format!("the edit log: {e}")))?;
+    let edits: Vec<Edit> = serde_json::from_str(json)
+        .map_err(|e| EditError::new(Field::Edit, format!("the edit log: {e}")))?;
     let mut checked = Checked::new(model);
     for (k, e) in edits.iter().enumerate() {
-        apply_checked(model, e, &mut checked)
-            .map_err(|err| EditError(format!("edit {} of the log: {err}", k + 1)))?;
+        apply_checked(model, e, &mut checked).map_err(|e| {
+            EditError::new(e.field, format!("edit {} of the log: {}", k + 1, e.message))
+        })?;
     }
     Ok(edits.len())
 }

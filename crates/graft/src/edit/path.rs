@@ -1,12 +1,12 @@
 //! Graph paths: `main`, `fn:DOMAIN.NAME[:OVERLOAD]`, then `/N.ATTR` or `/N.ATTR[K]`
 //! per nested body.
 
-use super::EditError;
+use super::{EditError, Field};
 use crate::ir::{AttrValue, FunctionKey, GraphId, GraphOwner, Model};
 
 /// The graph a path names.
 pub fn resolve_path(model: &Model, path: &str) -> Result<GraphId, EditError> {
-    let err = |m: String| EditError(format!("graph {path:?}: {m}"));
+    let err = |m: String| EditError::new(Field::Graph, format!("graph {path:?}: {m}"));
     let mut parts = path.split('/');
     let root = parts.next().unwrap_or("");
     let mut g = match root {

@@ -403,18 +403,34 @@ pub fn parse_call_attribute(
         Some(ty) => format!("{name}: {} = {value}", ty.name()),
         None => format!("{name} = {value}"),
     };
-    let mut parsed = crate::text::parse_attributes(&text).map_err(|e| e.message)?;
+    // In the user's terms: what the attribute expects and what was typed, not the
+    // parser's view of the wrapper text.
+    let value = value.trim();
+    let refused = || match ty {
+        Some(ty) => format!("{name} expects {}; `{value}` is not one", ty_phrase(ty)),
+        None => format!("`{value}` is not an attribute value (a number, \"text\", [list], …)"),
+    };
+    let mut parsed = crate::text::parse_attributes(&text).map_err(|_| refused())?;
     let attribute = match (parsed.pop(), parsed.is_empty()) {
         (Some(a), true) if a.name() == name => a,
         _ => return Err(format!("give one value for {name}")),
     };
     match (ty, attribute.value().map(AttrValue::attr_type)) {
-        (Some(want), Some(got)) if want != got => Err(format!(
-            "{name} takes a {}, not a {}",
-            want.name(),
-            got.name()
-        )),
+        (Some(want), Some(got)) if want != got => Err(refused()),
         _ => Ok(attribute),
+    }
+}
+
+/// An attribute type as a person says it: "a float", "an int", "a list of ints".
+fn ty_phrase(ty: crate::ir::AttrType) -> String {
+    use crate::ir::AttrType::*;
+    let name = ty.name();
+    match ty {
+        Floats | Ints | Strings | Tensors | Graphs | SparseTensors | TypeProtos => {
+            format!("a list of {name}")
+        }
+        Int => "an int".into(),
+        _ => format!("a {name}"),
     }
 }
 
