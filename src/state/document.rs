@@ -1,0 +1,199 @@
+//! The document and its history: every edit goes through here (checked, undoable), and undo and redo.
+
+use super::*;
+
+impl Session {
+    /// Applies an edit to the open model. On success the canvas shows the result,
+    /// with the groups open that were open before (and the node `focus` finds
+    /// selected), and the edit goes into the history (undo, redo, the log); on an
+    /// error nothing changes and the error is shown.
+    pub(super) fn edit(
+        &mut self,
+        what: &str,
+        edit: graft::edit::Edit,
+        focus: impl FnOnce(&Model) -> Option<NodeId>,
+    ) -> bool {
+        self.edit_at(None, what, edit, focus)
+    }
+
+    /// [`Session::edit`] made from an editor's field (`at`): a refusal is shown beside
+    /// that field, in the core's words (it names what is wrong), not in the banner.
+    pub(super) fn edit_at(
+        &mut self,
+        at: Option<FieldAt>,
+        what: &str,
+        edit: graft::edit::Edit,
+        focus: impl FnOnce(&Model) -> Option<NodeId>,
+    ) -> bool {
+        if self.draft.is_some() || self.work.is_some() {
+            return false;
+        }
+        let Some(open) = self.open.as_mut() else {
+            return false;
+        };
+        let mut model = std::mem::take(&mut open.model);
+        let touched = match self
+            .edits
+            .apply_checked(&mut model, edit, &mut open.checked)
+        {
+            Ok(touched) => touched,
+            Err(e) => {
+                open.model = model;
+                match at {
+                    Some(at) => {
+                        self.field_error = Some(FieldError {
+                            at: at.refined(&e.field),
+                            message: e.message,
+                        })
+                    }
+                    None => self.error = Some(format!("{what}: {e}")),
+                }
+                return false;
+            }
+        };
+        self.field_error = None;
+        let focus = focus(&model);
+        self.show_edited(model, &touched, focus, true);
+        self.error = None;
+        true
+    }
+
+    /// Shows `model`, the open one after an edit, undo or redo that `touched`
+    /// describes: inference and the checker redo only what it touched; an edit of
+    /// attributes alone rewrites the edited boxes in place and lays out only the groups
+    /// holding them, anything else builds the view again with the groups open that
+    /// were open.
+    /// `checked_current`: the open model's check is already that of `model`.
+    pub(super) fn show_edited(
+        &mut self,
+        model: Model,
+        touched: &Touched,
+        focus: Option<NodeId>,
+        checked_current: bool,
+    ) {
+        self.field_error = None;
+        let Some(mut before) = self.open.take() else {
+            return;
+        };
+        // The view shares the inference; let go of it so the update needs no copy.
+        if let Some(scene) = before.scene.as_mut() {
+            scene.view.inferred = None;
+        }
+        let mut inferred = Arc::try_unwrap(std::mem::take(&mut before.inferred))
+            .unwrap_or_else(|shared| (*shared).clone());
+        inferred.update_touched(&model, touched);
+        let inferred = Arc::new(inferred);
+        let mut checked = std::mem::take(&mut before.checked);
+        if !checked_current {
+            checked.update(&model, touched);
+        }
+        if before
+            .imported
+            .iter()
+            .any(|d| !graft::check::import_finding_holds(&model, d))
+        {
+            let holding = before.imported.iter();
+            let holding = holding.filter(|d| graft::check::import_finding_holds(&model, d));
+            before.imported = Arc::new(holding.cloned().collect());
+        }
+        let summary = Arc::new(summary_of(&model, &before.imported, &checked));
+        let in_place = touched.attributes_only()
+            && before
+                .scene
+                .as_mut()
+                .is_some_and(|scene| scene.refresh_nodes(&model, &touched.nodes));
+        let (next, items) = if in_place && let Some(mut scene) = before.scene.take() {
+            scene.view.inferred = Some(inferred.clone());
+            let _ = scene.layout(&model, &mut || false);
+            let items = (0..scene.view.items.len())
+                .filter_map(|i| ItemId::try_from(i).ok())
+                .map(|i| (i, i))
+                .collect();
+            let next = edited_model(&before, model, summary, Some(scene), inferred, checked);
+            (next, items)
+        } else {
+            open_edited(&before, model, summary, inferred, checked)
+        };
+        let focus = focus.and_then(|node| {
+            let view = &next.scene.as_ref()?.view;
+            let found = view
+                .items
+                .iter()
+                .position(|i| matches!(i.kind, ItemKind::Node { node: n, .. } if n == node))?;
+            ItemId::try_from(found).ok()
+        });
+        self.moves = Some(Moves {
+            from: before.serial,
+            to: next.serial,
+            items,
+            focus,
+        });
+        self.open = Some(next);
+    }
+
+    /// Undoes the last edit.
+    pub fn undo(&mut self) -> bool {
+        if self.draft.is_some() || self.work.is_some() {
+            return false;
+        }
+        let Some(open) = self.open.as_mut() else {
+            return false;
+        };
+        let mut model = std::mem::take(&mut open.model);
+        let Some((_, touched)) = self.edits.undo(&mut model) else {
+            open.model = model;
+            return false;
+        };
+        self.show_edited(model, &touched, None, false);
+        true
+    }
+
+    /// Applies the last undone edit again.
+    pub fn redo(&mut self) -> bool {
+        if self.draft.is_some() || self.work.is_some() {
+            return false;
+        }
+        let Some(open) = self.open.as_mut() else {
+            return false;
+        };
+        let mut model = std::mem::take(&mut open.model);
+        match self.edits.redo(&mut model) {
+            Ok(Some((_, touched))) => {
+                self.show_edited(model, &touched, None, false);
+                true
+            }
+            Ok(None) => {
+                open.model = model;
+                false
+            }
+            Err(e) => {
+                open.model = model;
+                self.error = Some(format!("Redo: {e}"));
+                false
+            }
+        }
+    }
+
+    pub fn can_undo(&self) -> bool {
+        self.edits.can_undo() && self.draft.is_none()
+    }
+
+    pub fn can_redo(&self) -> bool {
+        self.edits.can_redo() && self.draft.is_none()
+    }
+
+    /// The history: the edits in force (oldest first), then the undone ones (the next
+    /// to redo first), each as one line.
+    pub fn history(&self) -> (Vec<String>, Vec<String>) {
+        let line = |e: &graft::edit::Edit| graft::edit::describe(e);
+        (
+            self.edits.log().into_iter().map(line).collect(),
+            self.edits.undone().iter().rev().map(line).collect(),
+        )
+    }
+
+    /// The edit log as JSON (`graft apply LOG MODEL -o OUT` replays it).
+    pub fn edit_log(&self) -> String {
+        self.edits.log_json()
+    }
+}

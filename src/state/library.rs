@@ -1,0 +1,195 @@
+//! The function library: the functions listed, and its actions (outline, specialize all, inline all, rename, delete, keep, choose an overload, expand a standard op).
+
+use super::*;
+
+impl Session {
+    /// The model's local functions, for the function library.
+    pub fn function_library(&self) -> Vec<FunctionInfo> {
+        let Some(open) = self.open.as_ref() else {
+            return Vec::new();
+        };
+        let model = &open.model;
+        model
+            .functions
+            .iter()
+            .enumerate()
+            .map(|(index, &f)| {
+                let func = model.function(f);
+                let key = func.key();
+                let mut attributes: Vec<(String, String)> = func
+                    .attribute
+                    .iter()
+                    .map(|a| (a.clone(), "no default".to_string()))
+                    .collect();
+                attributes.extend(func.attribute_proto.iter().map(|a| {
+                    let default = match &a.kind {
+                        graft::ir::AttrKind::Value(v) => {
+                            format!("= {}", graft::view::attr_text(model, v))
+                        }
+                        _ => "?".to_string(),
+                    };
+                    (a.name().to_string(), default)
+                }));
+                FunctionInfo {
+                    index,
+                    domain: key.domain.clone(),
+                    name: key.name.clone(),
+                    overload: key.overload.clone(),
+                    attributes,
+                    doc: func.doc_string.clone().unwrap_or_default(),
+                }
+            })
+            .collect()
+    }
+
+    /// Why `text` cannot name a new function (`DOMAIN.NAME`), or `None` if it can.
+    pub fn new_function_problem(&self, text: &str) -> Option<String> {
+        let model = &self.open.as_ref()?.model;
+        graft::library::new_function_key(model, text)
+            .err()
+            .map(|e| e.to_string())
+    }
+
+    /// Moves the nodes among `items` into a new function `DOMAIN.NAME` called where
+    /// they were (undoable); the new call is selected.
+    pub fn outline(&mut self, items: &[ItemId], name: &str) -> bool {
+        let nodes = self.selected_nodes(items);
+        let Some(open) = self.open.as_ref() else {
+            return false;
+        };
+        let key = match graft::library::new_function_key(&open.model, name) {
+            Ok(key) => key,
+            Err(e) => {
+                self.error = Some(format!("Outlining {}: {e}", name.trim()));
+                return false;
+            }
+        };
+        let refs: Vec<(String, usize)> = nodes
+            .iter()
+            .filter_map(|&n| node_ref(&open.model, n))
+            .collect();
+        let Some((graph, _)) = refs.first().cloned() else {
+            return false;
+        };
+        if refs.len() != nodes.len() || refs.iter().any(|(g, _)| *g != graph) {
+            self.error = Some(format!(
+                "Outlining {key}: the selected nodes are not all in one graph"
+            ));
+            return false;
+        }
+        let edit = graft::edit::Edit::Outline {
+            graph,
+            nodes: refs.iter().map(|(_, k)| *k).collect(),
+            function: key.to_string(),
+        };
+        self.edit(&format!("Outlining {key}"), edit, |m| {
+            graft::library::call_sites(m, &key).first().copied()
+        })
+    }
+
+    /// Specializes every call of the `index`-th function whose attributes are all
+    /// constant (the library panel's action; undoable).
+    pub fn library_specialize_all(&mut self, index: usize) -> bool {
+        let Some(key) = self.function_key(index) else {
+            return false;
+        };
+        let edit = graft::edit::Edit::SpecializeAll {
+            function: key.to_string(),
+            keep: self.kept_keys(),
+        };
+        self.edit(&format!("Specializing the calls of {key}"), edit, |_| None)
+    }
+
+    /// Whether the `index`-th function stays in the library when no call is left.
+    pub fn library_kept(&self, index: usize) -> bool {
+        self.function_key(index)
+            .is_some_and(|key| self.kept.contains(&key))
+    }
+
+    /// Keeps the `index`-th function in the library when no call is left, or not.
+    pub fn library_keep(&mut self, index: usize, keep: bool) {
+        if let Some(key) = self.function_key(index) {
+            if keep {
+                self.kept.insert(key);
+            } else {
+                self.kept.remove(&key);
+            }
+        }
+    }
+
+    /// Points a call at another existing overload of its function (undoable).
+    pub fn use_overload(&mut self, node: graft::ir::NodeId, overload: &str) -> bool {
+        let Some((graph, node)) = self.open.as_ref().and_then(|o| node_ref(&o.model, node)) else {
+            return false;
+        };
+        let edit = graft::edit::Edit::UseOverload {
+            graph,
+            node,
+            overload: overload.to_string(),
+        };
+        self.edit("Choosing the overload", edit, |_| None)
+    }
+
+    /// Replaces a standard-op node by its function body (undoable).
+    pub fn expand_standard(&mut self, node: graft::ir::NodeId) -> bool {
+        let Some(op) = self
+            .open
+            .as_ref()
+            .map(|o| o.model.node(node).op_type().to_string())
+        else {
+            return false;
+        };
+        let Some((graph, node)) = self.open.as_ref().and_then(|o| node_ref(&o.model, node)) else {
+            return false;
+        };
+        let edit = graft::edit::Edit::ExpandStandard { graph, node };
+        self.edit(&format!("Expanding {op}"), edit, |_| None)
+    }
+
+    pub(super) fn function_key(&self, index: usize) -> Option<graft::ir::FunctionKey> {
+        let model = &self.open.as_ref()?.model;
+        model.functions.get(index).map(|&f| model.function(f).key())
+    }
+
+    /// Inlines every call of the `index`-th function (the library panel's action).
+    pub fn library_inline_all(&mut self, index: usize) -> bool {
+        let Some(key) = self.function_key(index) else {
+            return false;
+        };
+        let edit = graft::edit::Edit::InlineCalls {
+            function: key.to_string(),
+        };
+        self.edit(&format!("Inlining the calls of {key}"), edit, |_| None)
+    }
+
+    /// Deletes the `index`-th function; refused while something calls it.
+    pub fn library_delete(&mut self, index: usize) -> bool {
+        let Some(key) = self.function_key(index) else {
+            return false;
+        };
+        let edit = graft::edit::Edit::DeleteFunction {
+            function: key.to_string(),
+        };
+        self.edit(&format!("Deleting {key}"), edit, |_| None)
+    }
+
+    /// Renames the `index`-th function to `DOMAIN.NAME`; every call follows.
+    pub fn library_rename(&mut self, index: usize, to: &str) -> bool {
+        let Some(key) = self.function_key(index) else {
+            return false;
+        };
+        if !to.trim().contains('.') {
+            self.error = Some(format!("Renaming {key}: give the new name as DOMAIN.NAME"));
+            return false;
+        }
+        let edit = graft::edit::Edit::RenameFunction {
+            function: key.to_string(),
+            to: to.trim().to_string(),
+        };
+        self.edit(&format!("Renaming {key}"), edit, |_| None)
+    }
+
+    pub(super) fn kept_keys(&self) -> Vec<String> {
+        self.kept.iter().map(ToString::to_string).collect()
+    }
+}

@@ -1,0 +1,175 @@
+//! Navigation and links: search, call sites, item paths for URLs, and carrying the selection across model states.
+
+use super::*;
+
+impl Session {
+    /// Items matching `query` in every graph, function body and subgraph.
+    pub fn search(&mut self, query: &str) -> Vec<SearchHit> {
+        let Some(open) = self.open.as_mut() else {
+            return Vec::new();
+        };
+        let Some(scene) = open.scene.as_mut() else {
+            return Vec::new();
+        };
+        let found = scene.view.search(&open.model, query, SEARCH_ITEM_LIMIT);
+        hits(&scene.view, found)
+    }
+
+    /// Every call of the `index`-th local function, at any depth.
+    pub fn call_sites(&mut self, index: usize) -> Vec<SearchHit> {
+        let Some(open) = self.open.as_mut() else {
+            return Vec::new();
+        };
+        let Some(&f) = open.model.functions.get(index) else {
+            return Vec::new();
+        };
+        let Some(scene) = open.scene.as_mut() else {
+            return Vec::new();
+        };
+        let found = scene.view.calls_of(&open.model, f, SEARCH_ITEM_LIMIT);
+        hits(&scene.view, found)
+    }
+
+    /// Where `item` sits: the index of each group on the way down from the root, then
+    /// its own, joined by dots (`0.3.1`). Stable for a model: group contents are built
+    /// the same way each time.
+    pub fn item_path(&self, item: ItemId) -> Option<String> {
+        let view = &self.open.as_ref()?.scene.as_ref()?.view;
+        let mut parts = Vec::new();
+        let mut id = item;
+        while let Some(parent) = view.item(id)?.parent {
+            let k = view
+                .item(parent)?
+                .children
+                .as_ref()?
+                .iter()
+                .position(|&c| c == id)?;
+            parts.push(k.to_string());
+            id = parent;
+        }
+        parts.reverse();
+        Some(parts.join("."))
+    }
+
+    /// The paths of the expanded groups, parents first.
+    pub fn expanded_paths(&self) -> Vec<String> {
+        let Some(view) = self
+            .open
+            .as_ref()
+            .and_then(|o| o.scene.as_ref())
+            .map(|s| &s.view)
+        else {
+            return Vec::new();
+        };
+        let mut out = Vec::new();
+        let mut stack: Vec<(ItemId, String)> = vec![(view.root(), String::new())];
+        while let Some((id, path)) = stack.pop() {
+            let Some(item) = view.item(id) else { continue };
+            let is_root = id == view.root();
+            if !(is_root || item.is_group && item.expanded) {
+                continue;
+            }
+            if !is_root {
+                out.push(path.clone());
+            }
+            for (k, &c) in item
+                .children
+                .as_deref()
+                .unwrap_or(&[])
+                .iter()
+                .enumerate()
+                .rev()
+            {
+                let p = if path.is_empty() {
+                    k.to_string()
+                } else {
+                    format!("{path}.{k}")
+                };
+                stack.push((c, p));
+            }
+        }
+        out
+    }
+
+    /// The item at `path` (building group contents on the way).
+    pub(super) fn item_at(&mut self, path: &str) -> Option<ItemId> {
+        let open = self.open.as_mut()?;
+        let scene = open.scene.as_mut()?;
+        let mut id = scene.view.root();
+        for part in path.split('.').filter(|p| !p.is_empty()) {
+            let k: usize = part.parse().ok()?;
+            id = *scene.view.children(&open.model, id).get(k)?;
+        }
+        Some(id)
+    }
+
+    /// Opens the groups at `open` (paths) and returns the item at `selected`: a shared
+    /// view restored.
+    pub fn restore_view(&mut self, open: &[String], selected: Option<&str>) -> Option<ItemId> {
+        let mut changed = false;
+        for path in open {
+            let Some(item) = self.item_at(path) else {
+                continue;
+            };
+            let Some(o) = self.open.as_mut() else { break };
+            let Some(scene) = o.scene.as_mut() else { break };
+            if scene
+                .view
+                .item(item)
+                .is_some_and(|i| i.is_group && !i.expanded)
+            {
+                changed |= scene.set_expanded(&o.model, item, true);
+            }
+        }
+        if changed
+            && let Some(o) = self.open.as_mut()
+            && let Some(scene) = o.scene.as_mut()
+        {
+            let _ = scene.layout(&o.model, &mut || false);
+        }
+        selected.and_then(|p| self.item_at(p))
+    }
+
+    /// The serial of the open model and `items` (of the model state `from`) as they
+    /// are in it: carried through the last edit or undo, else nothing.
+    pub fn carry(&self, from: u64, items: &[ItemId]) -> (u64, Vec<ItemId>) {
+        let Some(open) = self.open.as_ref() else {
+            return (0, Vec::new());
+        };
+        if open.serial == from {
+            return (from, items.to_vec());
+        }
+        let carried = match &self.moves {
+            Some(m) if m.from == from && m.to == open.serial => match m.focus {
+                Some(focus) => vec![focus],
+                None => items
+                    .iter()
+                    .filter_map(|i| m.items.get(i).copied())
+                    .collect(),
+            },
+            _ => Vec::new(),
+        };
+        (open.serial, carried)
+    }
+
+    /// How many models have been opened so far (edits do not count).
+    pub fn opened(&self) -> u64 {
+        self.opened
+    }
+
+    /// The nodes among `items` (each once, in order).
+    pub fn selected_nodes(&self, items: &[ItemId]) -> Vec<NodeId> {
+        let Some(scene) = self.open.as_ref().and_then(|o| o.scene.as_ref()) else {
+            return Vec::new();
+        };
+        let mut nodes = Vec::new();
+        for &item in items {
+            if let Some(ItemKind::Node { node, .. }) = scene.kind(item)
+                && !nodes.contains(node)
+            {
+                nodes.push(*node);
+            }
+        }
+        nodes
+    }
+}

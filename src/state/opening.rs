@@ -1,0 +1,71 @@
+//! Opening a model: tickets for loads (only the latest lands), the error banner, and export.
+
+use super::*;
+
+impl Session {
+    /// Starts a load; a later `begin` makes this one stale.
+    pub fn begin(&mut self, what: impl Into<String>) -> Ticket {
+        self.issued += 1;
+        let ticket = Ticket(self.issued);
+        self.pending = Some(Pending {
+            ticket,
+            what: what.into(),
+        });
+        ticket
+    }
+
+    /// Ends a load with the files it read (or why it could not read them). The model
+    /// among them replaces the open one; if it does not open, the open model stays and
+    /// the error is shown. A stale load changes nothing.
+    pub fn finish(
+        &mut self,
+        ticket: Ticket,
+        files: Result<Vec<LoadedFile>, String>,
+        origin: Origin,
+    ) {
+        if self.pending.as_ref().is_none_or(|p| p.ticket != ticket) {
+            return;
+        }
+        self.pending = None;
+        match files.and_then(|files| open_files(files, origin)) {
+            Ok(open) => {
+                self.open = Some(open);
+                self.error = None;
+                self.work = None;
+                self.draft = None;
+                self.edits = graft::edit::History::default();
+                self.kept.clear();
+                self.moves = None;
+                self.opened += 1;
+            }
+            Err(message) => self.error = Some(message),
+        }
+    }
+
+    pub fn set_error(&mut self, message: String) {
+        self.error = Some(message);
+    }
+
+    pub fn dismiss_error(&mut self) {
+        self.error = None;
+    }
+
+    /// The open model encoded by the core, and the file name to save it under. A
+    /// download is one file, so external data is embedded (from the data files
+    /// dropped with the model); without them the export says which is missing.
+    pub fn export(&self) -> Result<(String, Vec<u8>), String> {
+        let open = self.open.as_ref().ok_or("No model is open.")?;
+        let options = ExportOptions {
+            embed_external: !open.model.external_locations().is_empty(),
+            ..ExportOptions::default()
+        };
+        let bytes = graft::export(&open.model, &options)
+            .map_err(|e| format!("Export of {} failed: {e}", open.name))?;
+        let name = if open.name.is_empty() {
+            DEFAULT_FILE_NAME.to_string()
+        } else {
+            open.name.clone()
+        };
+        Ok((name, bytes))
+    }
+}

@@ -1,0 +1,706 @@
+//! The session natively: opening, editing, undo, problems, the inline dialog.
+
+use super::properties::call_editor;
+use super::*;
+
+pub(super) fn example_file(name: &str) -> LoadedFile {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/assets/examples/").to_string() + name;
+    let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    LoadedFile {
+        name: name.to_string(),
+        bytes: bytes.into(),
+    }
+}
+
+fn junk(name: &str) -> LoadedFile {
+    LoadedFile {
+        name: name.to_string(),
+        bytes: bytes::Bytes::from_static(&[0xff; 64]),
+    }
+}
+
+pub(super) fn open(session: &mut Session, files: Vec<LoadedFile>) {
+    let ticket = session.begin("test");
+    session.finish(ticket, Ok(files), Origin::Files);
+}
+
+/// A model file made from ONNX text.
+fn text_file(name: &str, text: &str) -> LoadedFile {
+    let model = graft::text::parse_model(text).expect("parses").model;
+    let bytes = graft::export(&model, &graft::ExportOptions::default()).expect("exports");
+    LoadedFile {
+        name: name.to_string(),
+        bytes: bytes.into(),
+    }
+}
+
+#[test]
+fn properties_show_inferred_types_and_mark_unknown_ones() {
+    let mut session = Session::default();
+    let text = r#"<ir_version: 10, opset_import: ["": 18, "custom": 1]>
+main (float[2,3] x) => (y) {
+  t = Relu(x)
+  u = custom.Thing(t)
+  y = Relu(u)
+}
+"#;
+    open(&mut session, vec![text_file("typed.onnx", text)]);
+    let scene = session
+        .open()
+        .and_then(|o| o.scene.as_ref())
+        .expect("scene");
+    let node_item = |op: &str, k: usize| {
+        let model = &session.open().expect("open").model;
+        let items: Vec<ItemId> = (0..scene.view.items.len() as ItemId)
+            .filter(|&i| {
+                matches!(scene.view.item(i).map(|it| &it.kind),
+                    Some(ItemKind::Node { node, .. }) if model.node(*node).op_type() == op)
+            })
+            .collect();
+        items[k]
+    };
+    // t is inferred from Relu; u comes out of an op nothing knows.
+    let relu = session
+        .properties(node_item("Relu", 0))
+        .expect("properties");
+    assert_eq!(relu.outputs, ["t: float[2,3]"]);
+    let thing = session
+        .properties(node_item("Thing", 0))
+        .expect("properties");
+    assert_eq!(thing.inputs, ["t: float[2,3]"]);
+    assert_eq!(thing.outputs, ["u (type unknown)"]);
+}
+
+#[test]
+fn a_call_the_rules_reject_shows_its_problem() {
+    let mut session = Session::default();
+    let text = r#"<ir_version: 10, opset_import: ["": 18, "local": 1]>
+main (float[4] x) => (float[4] y) {
+  [bad] y = local.F <alpha = 0.5, beta = 1.0> (x)
+}
+<domain: "local", opset_import: ["": 18]>
+F <alpha> (x) => (y) {
+  y = LeakyRelu <alpha: float = @alpha> (x)
+}
+"#;
+    open(&mut session, vec![text_file("bad-call.onnx", text)]);
+    let scene = session
+        .open()
+        .and_then(|o| o.scene.as_ref())
+        .expect("scene");
+    let call = (0..scene.view.items.len() as ItemId)
+        .find(|&i| {
+            matches!(
+                scene.view.item(i).map(|it| &it.kind),
+                Some(ItemKind::Node {
+                    callee: Some(_),
+                    ..
+                })
+            )
+        })
+        .expect("the call is drawn");
+    session.toggle(call);
+    let props = session.properties(call).expect("properties");
+    let problem = props.problem.unwrap_or_default();
+    assert!(
+        problem.contains("check.call-undeclared-attribute") && problem.contains("\"beta\""),
+        "{problem}"
+    );
+}
+
+#[test]
+fn importer_warnings_stay_in_the_problems_until_fixed() {
+    let mut session = Session::default();
+    let text = r#"<ir_version: 10, opset_import: ["": 18]>
+main (float[4] x) => (float[4] y) <float[4] ghost> {
+  a = Relu(x)
+  y = Neg(a)
+}"#;
+    open(&mut session, vec![text_file("stray.onnx", text)]);
+    let stray = |s: &Session| {
+        s.problems()
+            .iter()
+            .filter(|p| p.code == "import.stray-value-info")
+            .count()
+    };
+    assert_eq!(stray(&session), 1);
+    let model = &session.open().unwrap().model;
+    let a = model.values.iter().find(|(_, v)| v.name == "a").unwrap().0;
+    assert!(session.rename_value(a, "act"));
+    assert_eq!(stray(&session), 1, "an unrelated edit keeps it");
+    assert!(session.undo());
+    assert_eq!(stray(&session), 1);
+    // The model as text without the entry: fixed, and gone from the list.
+    let fixed = r#"<ir_version: 10, opset_import: ["": 18]>
+main (float[4] x) => (float[4] y) {
+  a = Relu(x)
+  y = Neg(a)
+}"#;
+    assert!(session.apply_text(None, fixed));
+    assert_eq!(stray(&session), 0);
+}
+
+#[test]
+fn a_bad_file_keeps_the_open_model_and_says_why() {
+    let mut session = Session::default();
+    open(&mut session, vec![example_file("mlp.onnx")]);
+    assert_eq!(session.open().map(|o| o.name.as_str()), Some("mlp.onnx"));
+    assert_eq!(session.error(), None);
+
+    open(&mut session, vec![junk("random.bin")]);
+    assert_eq!(session.open().map(|o| o.name.as_str()), Some("mlp.onnx"));
+    let error = session.error().unwrap_or_default();
+    assert!(error.starts_with("random.bin: "), "{error}");
+
+    open(
+        &mut session,
+        vec![example_file("functions_and_control_flow.onnx")],
+    );
+    assert_eq!(session.error(), None, "a model that opens clears the error");
+}
+
+#[test]
+fn expand_all_goes_in_pieces_and_cancel_puts_the_graph_back() {
+    let mut session = Session::default();
+    open(&mut session, vec![example_file("transformer_24.onnx")]);
+    let placed = |s: &Session| {
+        let scene = s.open().and_then(|o| o.scene.as_ref()).expect("scene");
+        scene
+            .placed
+            .iter()
+            .map(|p| (p.item, p.rect.x, p.rect.y))
+            .collect::<Vec<_>>()
+    };
+    let before = placed(&session);
+
+    let run = session.expand_to_depth(usize::MAX).expect("a run starts");
+    assert_eq!(session.step_level(true), None, "one run at a time");
+    assert!(!session.toggle(0), "no toggling while a run lays out");
+    assert_eq!(session.work_step(run, &mut || true), Step::More);
+    assert_eq!(session.work_step(run, &mut || true), Step::More);
+    let status = session.work().expect("running");
+    assert_eq!(status.done, 2, "{status:?}");
+    assert!(status.total > 10, "{status:?}");
+    assert_eq!(
+        placed(&session),
+        before,
+        "the old picture stays until the end"
+    );
+    session.cancel_work();
+    assert_eq!(session.work(), None);
+    assert_eq!(placed(&session), before, "cancel puts the graph back");
+    assert_eq!(
+        session.work_step(run, &mut || true),
+        Step::Gone,
+        "a stale piece does nothing"
+    );
+
+    let run = session.expand_to_depth(usize::MAX).expect("a new run");
+    let mut pieces = 0;
+    while session.work_step(run, &mut || true) == Step::More {
+        pieces += 1;
+    }
+    assert!(pieces > 10);
+    assert!(placed(&session).len() > before.len(), "everything expanded");
+    let run = session.expand_to_depth(0).expect("collapse all");
+    assert_eq!(
+        session.work_step(run, &mut || true),
+        Step::Finished,
+        "cached: one piece"
+    );
+    assert_eq!(placed(&session).len(), before.len());
+}
+
+#[test]
+fn library_actions_are_undoable_edits_and_refusals_change_nothing() {
+    let mut session = Session::default();
+    open(
+        &mut session,
+        vec![example_file("functions_and_control_flow.onnx")],
+    );
+    let text = |s: &Session| graft::text::print_model(&s.open().unwrap().model);
+    let keys = |s: &Session| -> Vec<String> {
+        s.function_library()
+            .iter()
+            .map(|f| format!("{}.{}", f.domain, f.name))
+            .collect()
+    };
+    let before = text(&session);
+    let original_keys = keys(&session);
+    assert_eq!(original_keys.len(), 1);
+
+    assert!(
+        !session.library_delete(0),
+        "a called function is not deleted"
+    );
+    assert!(session.error().unwrap_or_default().contains("still called"));
+    assert_eq!(text(&session), before);
+    assert!(!session.can_undo());
+
+    assert!(session.library_rename(0, "renamed.Block"));
+    assert_eq!(keys(&session), ["renamed.Block"]);
+    assert!(session.undo());
+    assert_eq!(text(&session), before);
+
+    assert!(session.library_inline_all(0));
+    assert!(
+        keys(&session).is_empty(),
+        "inlined everywhere, then removed"
+    );
+    let errors = session
+        .open()
+        .unwrap()
+        .summary
+        .diagnostics
+        .iter()
+        .filter(|d| d.severity == Severity::Error)
+        .count();
+    assert_eq!(errors, 0);
+    assert!(session.undo());
+    assert_eq!(keys(&session), original_keys);
+}
+
+#[test]
+fn a_call_is_specialized_from_its_attribute_editor_and_undone() {
+    let mut session = Session::default();
+    open(
+        &mut session,
+        vec![example_file("functions_and_control_flow.onnx")],
+    );
+    let find = |s: &Session| {
+        let m = &s.open().unwrap().model;
+        graft::specialize::find_node(m, "act1").expect("the call act1")
+    };
+    let node = find(&session);
+    let editor = call_editor(&session.open().unwrap().model, node).expect("a call");
+    assert_eq!(editor.function, "graft.examples.ScaledTanh");
+    assert_eq!(editor.overload, "");
+    assert_eq!(
+        editor.attributes,
+        [(
+            "alpha".to_string(),
+            Some("1.0".to_string()),
+            Some("0.5".to_string())
+        )]
+    );
+    let before = graft::text::print_model(&session.open().unwrap().model);
+
+    assert!(
+        !session.specialize_call(node, "alpha = "),
+        "a bad value is refused"
+    );
+    assert!(session.error().is_some());
+    assert!(session.specialize_call(node, "alpha = 0.2"));
+    let model = &session.open().unwrap().model;
+    let node = find(&session);
+    assert_eq!(model.node(node).overload(), "alpha_0p2");
+    let editor = call_editor(model, node).expect("still a call of the generic");
+    assert_eq!(editor.overload, "alpha_0p2");
+    assert_eq!(
+        editor.overloads,
+        ["", "alpha_0p2"],
+        "the generic stays: act2 calls it"
+    );
+    // The other call takes the same overload from the list, then undo.
+    let other = graft::specialize::find_node(model, "act2").expect("act2");
+    assert!(session.use_overload(other, "alpha_0p2"));
+    let model = &session.open().unwrap().model;
+    assert_eq!(model.node(other).overload(), "alpha_0p2");
+    let errors = graft::check::check(model)
+        .into_iter()
+        .filter(|d| d.severity == Severity::Error)
+        .count();
+    assert_eq!(errors, 0);
+    assert!(session.undo(), "undo the overload choice");
+    assert!(session.undo(), "undo the specialization");
+    assert_eq!(
+        graft::text::print_model(&session.open().unwrap().model),
+        before
+    );
+}
+
+/// The first built item showing the node named `name`.
+fn item_of(session: &Session, name: &str) -> ItemId {
+    let open = session.open().expect("a model");
+    let view = &open.scene.as_ref().expect("a scene").view;
+    let found = view.items.iter().position(
+        |i| matches!(i.kind, ItemKind::Node { node, .. } if open.model.node(node).name() == name),
+    );
+    ItemId::try_from(found.unwrap_or_else(|| panic!("no item for {name}"))).unwrap()
+}
+
+fn serial(session: &Session) -> u64 {
+    session.open().map_or(0, |o| o.serial)
+}
+
+#[test]
+fn outline_makes_the_selection_a_function_and_selects_its_call() {
+    let mut session = Session::default();
+    open(
+        &mut session,
+        vec![example_file("functions_and_control_flow.onnx")],
+    );
+    let text = |s: &Session| graft::text::print_model(&s.open().unwrap().model);
+    let before = text(&session);
+    let from = serial(&session);
+    let items = [
+        item_of(&session, "fc2/MatMul"),
+        item_of(&session, "fc2/Add"),
+    ];
+    assert_eq!(session.selected_nodes(&items).len(), 2);
+
+    // Names are checked as typed; a bad one is refused and changes nothing.
+    assert_eq!(session.new_function_problem("my.Fc2"), None);
+    for bad in [
+        "Fc2",
+        "my.2x",
+        ".Fc2",
+        "ai.onnx.Fc2",
+        "my..x.Fc2",
+        "graft.examples.ScaledTanh",
+    ] {
+        assert!(session.new_function_problem(bad).is_some(), "{bad}");
+    }
+    assert!(!session.outline(&items, "Fc2"));
+    assert!(session.error().unwrap_or_default().contains("DOMAIN.NAME"));
+    assert_eq!(text(&session), before);
+    assert!(!session.can_undo());
+
+    assert!(session.outline(&items, "my.Fc2"));
+    let keys: Vec<String> = session
+        .function_library()
+        .iter()
+        .map(|f| format!("{}.{}", f.domain, f.name))
+        .collect();
+    assert!(keys.contains(&"my.Fc2".to_string()), "{keys:?}");
+    let model = &session.open().unwrap().model;
+    let errors = graft::check::check(model)
+        .into_iter()
+        .filter(|d| d.severity == Severity::Error)
+        .count();
+    assert_eq!(errors, 0);
+    // The selection becomes the new call, a collapsed group.
+    let (now, carried) = session.carry(from, &items);
+    assert_eq!(now, serial(&session));
+    assert_eq!(carried.len(), 1);
+    let scene = session.open().unwrap().scene.as_ref().unwrap();
+    let call = scene.view.item(carried[0]).expect("the call's item");
+    assert!(call.is_group && !call.expanded);
+    assert!(matches!(
+        call.kind,
+        ItemKind::Node {
+            callee: Some(_),
+            ..
+        }
+    ));
+    assert!(session.toggle(carried[0]), "the call expands");
+
+    assert!(session.undo());
+    assert_eq!(text(&session), before);
+}
+
+#[test]
+fn edits_undo_redo_and_the_log_replays_to_the_same_model() {
+    let text = |s: &Session| graft::text::print_model(&s.open().unwrap().model);
+    let mut session = Session::default();
+    let file = example_file("functions_and_control_flow.onnx");
+    let original = graft::import(file.bytes.clone()).unwrap().model;
+    open(&mut session, vec![file]);
+    assert!(!session.can_redo());
+    assert!(session.library_rename(0, "my.Block"));
+    assert!(session.library_specialize_all(0));
+    let after = text(&session);
+    assert!(session.undo());
+    assert!(session.can_redo());
+    assert_eq!(session.history().0.len(), 1);
+    assert_eq!(session.history().1.len(), 1);
+    assert!(session.redo());
+    assert_eq!(text(&session), after);
+    assert!(!session.redo(), "nothing left to redo");
+    // A new edit after an undo drops the undone one.
+    assert!(session.undo());
+    assert!(session.library_inline_all(0));
+    assert!(!session.can_redo());
+    let (done, undone) = session.history();
+    assert_eq!(done.len(), 2, "{done:?}");
+    assert!(undone.is_empty());
+    let mut replayed = original;
+    graft::edit::replay(&mut replayed, &session.edit_log()).unwrap();
+    assert_eq!(graft::text::print_model(&replayed), text(&session));
+}
+
+#[test]
+fn node_edits_work_in_the_main_graph_a_function_body_and_a_subgraph() {
+    let text = |s: &Session| graft::text::print_model(&s.open().unwrap().model);
+    let mut session = Session::default();
+    open(
+        &mut session,
+        vec![example_file("functions_and_control_flow.onnx")],
+    );
+    let before = text(&session);
+    let model = &session.open().unwrap().model;
+    let owner_kind = |n: NodeId| match model.graph(model.node(n).graph).owner {
+        graft::ir::GraphOwner::Model => 0,
+        graft::ir::GraphOwner::Function(_) => 1,
+        graft::ir::GraphOwner::Node(_) => 2,
+        graft::ir::GraphOwner::Training(_) => 3,
+    };
+    let pick = |kind: usize| {
+        model
+            .graphs
+            .iter()
+            .flat_map(|(_, g)| g.nodes.iter().copied())
+            .find(|&n| owner_kind(n) == kind && !model.node(n).outputs.is_empty())
+            .unwrap_or_else(|| panic!("no node of kind {kind}"))
+    };
+    let nodes = [pick(0), pick(1), pick(2)];
+    for (k, node) in nodes.into_iter().enumerate() {
+        assert!(
+            session.rename_node(node, &format!("renamed{k}")),
+            "{:?}",
+            session.error()
+        );
+        // An attribute the op does not have would make the model invalid.
+        let count = session.history().0.len();
+        assert!(!session.set_attribute(node, "note = 1"));
+        // Shown beside the field it came from, not in the banner.
+        let error = session
+            .field_error(Target::Node(node), &Slot::Attribute)
+            .unwrap_or_default();
+        assert!(error.contains("check.attribute-unknown"), "{error}");
+        assert!(session.error().is_none());
+        assert!(
+            session
+                .field_error(Target::Node(node), &Slot::Name)
+                .is_none()
+        );
+        assert_eq!(session.history().0.len(), count);
+        assert!(
+            session.rename_output(node, 0, &format!("value{k}")),
+            "{:?}",
+            session.error()
+        );
+        assert!(text(&session).contains(&format!("value{k}")));
+    }
+    // Refused: a name already used; nothing changes, nothing is recorded.
+    let count = session.history().0.len();
+    let edited = text(&session);
+    // value2 is in a subgraph of the main graph: the same scope tree.
+    assert!(!session.rename_output(nodes[0], 0, "value2"));
+    let error = session.field_error(Target::Node(nodes[0]), &Slot::Output(0));
+    assert!(error.unwrap_or_default().contains("already used"));
+    assert_eq!(text(&session), edited);
+    assert_eq!(session.history().0.len(), count);
+    // Add after, delete with reconnect, in the main graph; undo everything.
+    assert!(session.add_after(nodes[0], "Sigmoid"));
+    let added = session
+        .open()
+        .unwrap()
+        .model
+        .nodes
+        .iter()
+        .last()
+        .map(|(id, _)| id)
+        .unwrap();
+    assert!(session.delete_nodes(&[added], true));
+    while session.undo() {}
+    assert_eq!(text(&session), before);
+    assert!(!session.palette().is_empty());
+}
+
+#[test]
+fn graph_inputs_and_outputs_are_edited_and_undone() {
+    let text = |s: &Session| graft::text::print_model(&s.open().unwrap().model);
+    let mut session = Session::default();
+    open(&mut session, vec![example_file("mlp.onnx")]);
+    let before = text(&session);
+    let model = &session.open().unwrap().model;
+    let main = model.graph.unwrap();
+    let x = model.graph(main).inputs[0].value.unwrap();
+    let relu = model
+        .nodes
+        .iter()
+        .find(|(_, n)| n.op_type() == "Relu")
+        .map(|(id, _)| id)
+        .unwrap();
+    assert!(session.rename_value(x, "features"));
+    assert!(text(&session).contains("float[batch,4] features"));
+    assert!(text(&session).contains("Gemm(features,"));
+    assert!(session.set_value_type(x, "float[N, 4]"));
+    assert!(text(&session).contains("float[N,4] features"));
+    assert!(
+        !session.set_value_type(x, "float["),
+        "a type that does not parse"
+    );
+    assert!(session.add_graph_input(x, "extra", "float[3]"));
+    let extra = session.open().unwrap().model.graph(main).inputs[1]
+        .value
+        .unwrap();
+    assert!(session.remove_graph_input(extra));
+    assert!(!session.remove_graph_input(x), "x is read");
+    assert!(session.add_graph_output(relu, 0));
+    let outputs = session.open().unwrap().model.graph(main).outputs.len();
+    assert_eq!(outputs, 2);
+    let added = session.open().unwrap().model.graph(main).outputs[1]
+        .value
+        .unwrap();
+    assert!(session.remove_graph_output(added));
+    while session.undo() {}
+    assert_eq!(text(&session), before);
+}
+
+#[test]
+fn outline_across_two_graphs_is_refused_and_changes_nothing() {
+    let mut session = Session::default();
+    open(
+        &mut session,
+        vec![example_file("functions_and_control_flow.onnx")],
+    );
+    assert!(session.toggle(item_of(&session, "act1")));
+    let before = graft::text::print_model(&session.open().unwrap().model);
+    // One node of the main graph, one of the function body the call shows.
+    let items = [item_of(&session, "fc1/Add"), item_of(&session, "scale")];
+    assert!(!session.outline(&items, "my.Mixed"));
+    let error = session.error().unwrap_or_default();
+    assert!(error.contains("not all in one graph"), "{error}");
+    assert_eq!(
+        graft::text::print_model(&session.open().unwrap().model),
+        before
+    );
+    assert!(!session.can_undo());
+}
+
+#[test]
+fn an_edit_keeps_open_groups_open_and_the_selection_on_its_items() {
+    let mut session = Session::default();
+    open(
+        &mut session,
+        vec![example_file("functions_and_control_flow.onnx")],
+    );
+    let call = item_of(&session, "act1");
+    assert!(session.toggle(call));
+    let from = serial(&session);
+    let node = graft::specialize::find_node(&session.open().unwrap().model, "act1").unwrap();
+    assert!(session.specialize_call(node, "alpha = 0.3"));
+    let (_, carried) = session.carry(from, &[call]);
+    assert_eq!(carried.len(), 1, "the call is still selected");
+    let open_now = session.open().unwrap();
+    let scene = open_now.scene.as_ref().unwrap();
+    let item = scene.view.item(carried[0]).unwrap();
+    assert!(item.expanded, "the call stays open");
+    assert_eq!(item.badge.as_deref(), Some("graft.examples:alpha_0p3"));
+    assert!(
+        scene.placed.iter().any(|p| {
+            scene
+                .view
+                .item(p.item)
+                .is_some_and(|i| i.parent == Some(carried[0]))
+        }),
+        "its specialized body is placed"
+    );
+    // Undo: the call, open, with the generic body again.
+    let from = serial(&session);
+    assert!(session.undo());
+    let (_, carried) = session.carry(from, &carried);
+    assert_eq!(carried, [call]);
+    let scene = session.open().unwrap().scene.as_ref().unwrap();
+    assert!(scene.view.item(call).unwrap().expanded);
+    // A model opened from scratch: nothing carries over.
+    let from = serial(&session);
+    open(&mut session, vec![example_file("mlp.onnx")]);
+    assert!(session.carry(from, &[call]).1.is_empty());
+}
+
+#[test]
+fn the_big_example_call_is_edited_again_and_again_and_stays_open() {
+    let mut session = Session::default();
+    open(&mut session, vec![example_file("live_specialization.onnx")]);
+    let mut selected = vec![item_of(&session, "tower")];
+    assert!(session.toggle(selected[0]));
+    let node = graft::specialize::find_node(&session.open().unwrap().model, "tower").unwrap();
+    for (k, mode) in ["0", "1", "0", "1"].into_iter().enumerate() {
+        let from = serial(&session);
+        assert!(
+            session.specialize_call(node, &format!("mode = {mode}")),
+            "{:?}",
+            session.error()
+        );
+        selected = session.carry(from, &selected).1;
+        assert_eq!(selected.len(), 1, "edit {k}: the call stays selected");
+        let open = session.open().unwrap();
+        let scene = open.scene.as_ref().unwrap();
+        let call = scene.view.item(selected[0]).unwrap();
+        assert!(call.expanded, "edit {k}: the call stays open");
+        let drawn = scene
+            .placed
+            .iter()
+            .filter(|p| {
+                scene
+                    .view
+                    .item(p.item)
+                    .is_some_and(|i| i.parent == Some(selected[0]))
+            })
+            .count();
+        // 205 nodes and the X, Y terminals: every If folded into one branch.
+        assert_eq!(drawn, 207, "edit {k}");
+        let editor =
+            call_editor(&open.model, node).expect("the generic stays: tower_default calls it");
+        assert_eq!(
+            editor.overloads.len(),
+            2,
+            "edit {k}: {:?}",
+            editor.overloads
+        );
+    }
+}
+
+#[test]
+fn only_the_latest_load_lands() {
+    let mut session = Session::default();
+    let first = session.begin("first");
+    let second = session.begin("second");
+    session.finish(second, Ok(vec![example_file("mlp.onnx")]), Origin::Files);
+    session.finish(
+        first,
+        Ok(vec![example_file("functions_and_control_flow.onnx")]),
+        Origin::Files,
+    );
+    assert_eq!(session.open().map(|o| o.name.as_str()), Some("mlp.onnx"));
+    assert_eq!(session.pending(), None);
+}
+
+#[test]
+fn the_onnx_file_is_the_model_and_strays_are_reported() {
+    let mut session = Session::default();
+    open(
+        &mut session,
+        vec![junk("weights.bin"), example_file("mlp.onnx")],
+    );
+    let open_model = session.open().expect("the .onnx file opens");
+    assert_eq!(open_model.name, "mlp.onnx");
+    assert!(
+        open_model
+            .summary
+            .diagnostics
+            .iter()
+            .any(|d| d.code == "app.unused-file" && d.message.contains("weights.bin")),
+        "{:?}",
+        open_model.summary.diagnostics
+    );
+}
+
+#[test]
+fn export_reencodes_under_the_original_name() {
+    let mut session = Session::default();
+    assert!(session.export().is_err(), "nothing to export yet");
+    let input = example_file("functions_and_control_flow.onnx");
+    open(&mut session, vec![input.clone()]);
+    let (name, bytes) = session.export().expect("export");
+    assert_eq!(name, "functions_and_control_flow.onnx");
+    let again = graft::import(bytes.into()).expect("the export imports");
+    let original = graft::import(input.bytes).expect("the input imports");
+    assert_eq!(
+        Summary::of(&again.model, &again.diagnostics),
+        Summary::of(&original.model, &original.diagnostics)
+    );
+}
