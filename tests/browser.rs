@@ -1460,8 +1460,6 @@ fn open_mlp(app: &App) {
     app.wait("graph-ready");
 }
 
-/// Replaces the text of the input `id` by `text` and commits it, as a person would:
-/// Ctrl+A, the text, Enter (which fires `change` once, with the new text).
 /// The text under the editor field whose edit was refused, once it shows.
 fn field_error(app: &App) -> String {
     wait_until(e2e::TIMEOUT, "the refusal under its field", || {
@@ -1472,6 +1470,8 @@ fn field_error(app: &App) -> String {
     .unwrap_or_else(|e| panic!("{e}\n{}", app.diagnosis()))
 }
 
+/// Replaces the text of the input `id` by `text` and commits it, as a person would:
+/// Ctrl+A, the text, Enter (which fires `change` once, with the new text).
 fn type_into(app: &App, id: &str, text: &str) {
     let input = app.wait(id);
     app.browser
@@ -1833,6 +1833,7 @@ main (float[2] x) => (float[2] y) {
     app.wait_for_model(STARTUP_EXAMPLE);
     choose_files(&app, &[&path]);
     app.wait_for_model("bogus.onnx");
+    app.browser.click(&app.wait("tab-graph")).unwrap();
     app.wait("graph-ready");
     // Listed beside the canvas, and a badge on the node.
     let problems = app.text("problems");
