@@ -907,8 +907,9 @@ const EDIT_ROUNDS: usize = 10;
 const RENAME_ROUNDS: usize = 3;
 
 /// Edits on the open model as a user makes them: the search finds [`EDIT_NODE`] and
-/// selects it; an attribute is set in the node editor and undone with Ctrl+Z
-/// ([`EDIT_ROUNDS`] times), then the node is renamed and that undone. Each is timed by
+/// selects it; it is renamed and that undone ([`RENAME_ROUNDS`] times); a LeakyRelu is
+/// added after it, and its `alpha` set in the node editor and undone with Ctrl+Z
+/// ([`EDIT_ROUNDS`] times). Each is timed by
 /// the app (`edit_ms`, `undo_ms`: from the handler to the next frame painted, so
 /// apply, inference, checks, view, layout and drawing).
 fn edit_timings(browser: &Browser, out: &mut Interaction) -> Result<(), String> {
@@ -959,15 +960,6 @@ fn edit_timings(browser: &Browser, out: &mut Interaction) -> Result<(), String> 
             Err(format!("{text:?} drawn: {shown}, expected {expected}"))
         }
     };
-    for k in 0..EDIT_ROUNDS {
-        let field = browser.wait_for(&testid("node-set-attr"), wait)?;
-        let text = format!("{SELECT_ALL}note = \"round {k}\"\u{E007}");
-        out.edit_ms
-            .push(timed("edit_ms", &|| browser.send_keys(&field, &text))?);
-        drawn(&format!("round {k}"), true)?;
-        out.undo_ms.push(timed("undo_ms", &undo)?);
-        drawn(&format!("round {k}"), false)?;
-    }
     for k in 0..RENAME_ROUNDS {
         let field = browser.wait_for(&testid("node-name"), wait)?;
         let name = format!("b20/renamed_{k}");
@@ -979,6 +971,25 @@ fn edit_timings(browser: &Browser, out: &mut Interaction) -> Result<(), String> 
             return Err(format!("the renamed node is not selected: {props:?}"));
         }
         out.rename_undo_ms.push(timed("undo_ms", &undo)?);
+    }
+    // The model's ops have no attributes, and an attribute an op does not declare is
+    // refused (it would break the model): then add a LeakyRelu after the node (selected,
+    // its `alpha` written out) and time edits of its `alpha`.
+    let add = browser.wait_for(&testid("node-add-op"), wait)?;
+    browser.send_keys(&add, "LeakyRelu\u{E007}")?;
+    wait_until(wait, "the added LeakyRelu selected", || {
+        let props = browser.text(&browser.wait_for(&testid("properties"), wait)?)?;
+        Ok(props.contains("LeakyRelu").then_some(()))
+    })?;
+    for k in 0..EDIT_ROUNDS {
+        let field = browser.wait_for(&testid("node-set-attr"), wait)?;
+        let alpha = format!("0.{}7", k + 1);
+        let text = format!("{SELECT_ALL}alpha = {alpha}\u{E007}");
+        out.edit_ms
+            .push(timed("edit_ms", &|| browser.send_keys(&field, &text))?);
+        drawn(&alpha, true)?;
+        out.undo_ms.push(timed("undo_ms", &undo)?);
+        drawn(&alpha, false)?;
     }
     Ok(())
 }
