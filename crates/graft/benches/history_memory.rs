@@ -40,6 +40,7 @@ unsafe impl GlobalAlloc for Counting {
 static GLOBAL: Counting = Counting;
 
 const STEPS: usize = 1_000;
+const COMPOUND_STEPS: usize = 20;
 
 fn mb(bytes: usize) -> f64 {
     bytes as f64 / 1e6
@@ -98,12 +99,17 @@ fn main() {
             .next()
             .map(|&v| model.value(v).name.clone())
             .unwrap_or_default();
-        let kind = applied % 6;
+        let kind = (applied + refused) % 6;
+        // Set an attribute the op has: the alpha of an added LeakyRelu (an attribute
+        // the op does not declare is refused).
+        let leaky = nodes
+            .iter()
+            .rposition(|&n| model.node(n).op_type() == "LeakyRelu");
         let edit = match kind {
             0 => Edit::SetAttribute {
                 graph: "main".into(),
-                node: k,
-                attribute: format!("note = \"step {applied}\""),
+                node: leaky.unwrap_or(k),
+                attribute: format!("alpha = 0.{}", 100 + applied),
             },
             1 => Edit::RenameValue {
                 graph: "main".into(),
@@ -117,12 +123,12 @@ fn main() {
             },
             3 => Edit::AddNode {
                 graph: "main".into(),
-                op_type: "Relu".into(),
+                op_type: "LeakyRelu".into(),
                 domain: String::new(),
                 inputs: vec![output],
                 outputs: Vec::new(),
                 attributes: String::new(),
-                defaults: false,
+                defaults: true,
                 name: String::new(),
                 at: None,
             },
@@ -167,6 +173,38 @@ fn main() {
         total as f64 / model_bytes as f64,
         mb(history_bytes),
         history_bytes as f64 / STEPS as f64 / 1e3,
+    );
+    // Compound steps: outline two adjacent nodes into a function, then inline its
+    // calls again; what each step's undo record keeps.
+    let before_compound = LIVE.load(Ordering::Relaxed);
+    let (mut compound, mut compound_refused) = (0usize, 0usize);
+    for k in 0..COMPOUND_STEPS {
+        let function = format!("bench.F{}", k / 2);
+        let edit = if k % 2 == 0 {
+            let at = 20 + 7 * k;
+            Edit::Outline {
+                graph: "main".into(),
+                nodes: vec![at, at + 1],
+                function,
+            }
+        } else {
+            Edit::InlineCalls { function }
+        };
+        match history.apply(&mut model, edit) {
+            Ok(_) => compound += 1,
+            Err(e) => {
+                eprintln!("history_memory: compound step {k} refused: {e}");
+                compound_refused += 1;
+            }
+        }
+    }
+    let compound_bytes = LIVE.load(Ordering::Relaxed) - before_compound;
+    println!(
+        "history_memory: {compound} compound steps (outline, inline calls; \
+         {compound_refused} refused): {:.1} MB, {:.2} MB per step ({:.1}% of the model)",
+        mb(compound_bytes),
+        mb(compound_bytes) / compound.max(1) as f64,
+        100.0 * compound_bytes as f64 / compound.max(1) as f64 / model_bytes as f64,
     );
     std::hint::black_box(&history);
 }

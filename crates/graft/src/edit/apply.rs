@@ -25,6 +25,8 @@ pub(super) enum Restore {
     Outputs(GraphId, Vec<ValueInfo>),
     ValueInfo(GraphId, Vec<ValueInfo>),
     Initializers(GraphId, Vec<Initializer>),
+    /// What a compound edit changed ([`super::diff::ModelDiff`]).
+    Diff(Box<super::diff::ModelDiff>),
     Model(Box<Model>),
 }
 
@@ -71,7 +73,7 @@ impl Undo {
                 | Restore::Outputs(g, _)
                 | Restore::ValueInfo(g, _)
                 | Restore::Initializers(g, _) => t.graph(*g),
-                Restore::Model(_) => t.whole = true,
+                Restore::Model(_) | Restore::Diff(_) => t.whole = true,
             }
         }
         t.attributes
@@ -93,6 +95,7 @@ pub(super) fn undo(model: &mut Model, undo: Undo) {
             Restore::Outputs(g, list) => model.graphs[g].outputs = list,
             Restore::ValueInfo(g, list) => model.graphs[g].value_info = list,
             Restore::Initializers(g, list) => model.graphs[g].initializers = list,
+            Restore::Diff(d) => d.restore(model),
             Restore::Model(m) => *model = *m,
         }
     }

@@ -1,10 +1,12 @@
 //! Compound edits: one pass each (specialize, use an overload, expand a standard op,
 //! rename or delete a function, inline a model or calls, outline, replace the model
-//! or a function by text), all or nothing, undone by the model as it was before.
+//! or a function by text), all or nothing, undone by what they changed
+//! ([`ModelDiff`]; replacing the whole model keeps the model before).
 
 use bytes::Bytes;
 
 use super::apply::{Restore, attribute_error, attribute_named, err, node_at};
+use super::diff::ModelDiff;
 use super::npy::base64_decode;
 use super::path::{parse_key, resolve_path};
 use super::{Edit, EditError, Field};
@@ -192,15 +194,16 @@ pub(super) fn apply(
                 ));
             }
             let position = model.functions.iter().position(|&g| g == f).unwrap_or(0);
-            let before = model.clone();
-            let (ids, _) = model.absorb(parsed.model);
-            model.functions.retain(|&g| g != f);
-            for (k, id) in ids.into_iter().enumerate() {
-                model
-                    .functions
-                    .insert((position + k).min(model.functions.len()), id);
-            }
-            undo.push(Restore::Model(Box::new(before)));
+            compound(model, undo, |model| {
+                let (ids, _) = model.absorb(parsed.model);
+                model.functions.retain(|&g| g != f);
+                for (k, id) in ids.into_iter().enumerate() {
+                    model
+                        .functions
+                        .insert((position + k).min(model.functions.len()), id);
+                }
+                Ok::<(), EditError>(())
+            })?;
         }
         // The primitive edits: `apply.rs`.
         _ => {}
@@ -208,8 +211,8 @@ pub(super) fn apply(
     Ok(())
 }
 
-/// A compound edit: one of the passes (all or nothing each), undone by the model as
-/// it was before.
+/// A compound edit: one of the passes (all or nothing each), undone by what it
+/// changed.
 fn compound<E: std::fmt::Display>(
     model: &mut Model,
     undo: &mut Vec<Restore>,
@@ -220,6 +223,6 @@ fn compound<E: std::fmt::Display>(
         *model = before;
         return Err(err(Field::Edit, e.to_string()));
     }
-    undo.push(Restore::Model(Box::new(before)));
+    undo.push(Restore::Diff(Box::new(ModelDiff::between(before, model))));
     Ok(())
 }

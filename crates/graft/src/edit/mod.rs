@@ -41,7 +41,10 @@
 //!   (a node list, a node's inputs or attributes, a name, a graph's inputs or
 //!   outputs); tensor payloads are shared, never copied. Nodes an edit deletes stay in
 //!   the arenas (ids are never reused), so undo puts back the very same ids. The
-//!   compound edits (specialize, inline calls, outline) record the model before them.
+//!   compound edits (specialize, inline calls, outline, …) record what they changed:
+//!   the arena entries they modified, as they were, how long each arena was, and the
+//!   model's own fields ([`diff`]); replacing the whole model by text keeps the model
+//!   before.
 //! - **Refusal.** An edit that cannot apply (no such graph, node or value, a name
 //!   already used in the scope tree, a value defined after the node that would read
 //!   it, a type or attribute that does not parse) is an [`EditError`] and changes
@@ -55,6 +58,7 @@
 
 mod apply;
 mod compound;
+mod diff;
 mod npy;
 mod path;
 

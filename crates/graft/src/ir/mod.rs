@@ -83,7 +83,7 @@ pub enum GraphOwner {
 }
 
 /// A `GraphProto`, or the body of a `FunctionProto`.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Graph {
     pub owner: GraphOwner,
     pub name: Option<String>,
@@ -119,7 +119,7 @@ impl Graph {
 
 /// A `ValueInfoProto` entry (graph input, output, or `value_info`). `value` is `None`
 /// when the entry has no name field at all.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct ValueInfo {
     pub value: Option<ValueId>,
     pub ty: Option<Type>,
@@ -128,21 +128,21 @@ pub struct ValueInfo {
 }
 
 /// An initializer: the tensor (its `name` unset) and the value it defines.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Initializer {
     pub value: Option<ValueId>,
     pub tensor: Tensor,
 }
 
 /// A sparse initializer: the value is named by `tensor.values`.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct SparseInitializer {
     pub value: Option<ValueId>,
     pub tensor: SparseTensor,
 }
 
 /// A `NodeProto`.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Node {
     pub graph: GraphId,
     pub op_type: Option<String>,
@@ -193,7 +193,7 @@ pub enum ValueDef {
 }
 
 /// A named SSA value.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Value {
     pub name: String,
     pub graph: GraphId,
@@ -201,7 +201,7 @@ pub struct Value {
 }
 
 /// A `FunctionProto`. Its inputs, outputs and `value_info` are those of its body graph.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Function {
     pub name: Option<String>,
     pub domain: Option<String>,
