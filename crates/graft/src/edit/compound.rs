@@ -148,15 +148,7 @@ pub(super) fn apply(
             })?;
         }
         Edit::ReplaceModel { text } => {
-            let parsed = crate::text::parse_model(text).map_err(|e| {
-                err(
-                    Field::Text {
-                        line: e.line,
-                        column: e.column,
-                    },
-                    format!("line {}, column {}: {}", e.line, e.column, e.message),
-                )
-            })?;
+            let parsed = crate::text::parse_model(text).map_err(text_error)?;
             let mut new = parsed.model;
             new.external_files = model.external_files.clone();
             let before = std::mem::replace(model, new);
@@ -167,15 +159,7 @@ pub(super) fn apply(
             let f = model
                 .find_function(&key)
                 .ok_or_else(|| err(Field::Function, format!("no local function {key}")))?;
-            let parsed = crate::text::parse_function(text).map_err(|e| {
-                err(
-                    Field::Text {
-                        line: e.line,
-                        column: e.column,
-                    },
-                    format!("line {}, column {}: {}", e.line, e.column, e.message),
-                )
-            })?;
+            let parsed = crate::text::parse_function(text).map_err(text_error)?;
             let new_key = parsed
                 .model
                 .functions
@@ -209,6 +193,17 @@ pub(super) fn apply(
         _ => {}
     }
     Ok(())
+}
+
+/// Text that does not parse, at its line and column.
+fn text_error(e: crate::text::ParseError) -> EditError {
+    err(
+        Field::Text {
+            line: e.line,
+            column: e.column,
+        },
+        format!("line {}, column {}: {}", e.line, e.column, e.message),
+    )
 }
 
 /// A compound edit: one of the passes (all or nothing each), undone by what it

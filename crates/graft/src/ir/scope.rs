@@ -175,20 +175,8 @@ impl Resolver {
 
     /// The value `name` (a `what`, for the message) denotes where `graph` is being
     /// built, innermost scope first; when no scope has it, it is reported and a new
-    /// undefined value stands for it (remembered, so later uses agree).
-    pub fn resolve(
-        &mut self,
-        values: &mut Arena<ValueId, Value>,
-        found: &mut Vec<Found>,
-        graph: GraphId,
-        name: &str,
-        what: &str,
-    ) -> ValueId {
-        self.resolve_or(values, found, graph, name, what, false)
-    }
-
-    /// [`Resolver::resolve`], or with `annotation` the value a `value_info` entry of
-    /// `graph` names. A name nothing defines is then a warning, not an error:
+    /// undefined value stands for it (remembered, so later uses agree). With
+    /// `annotation`, the value a `value_info` entry of `graph` names. A name nothing defines is then a warning, not an error:
     /// exporters write such entries, and onnx and onnxruntime accept them. A new
     /// undefined value keeps the entry (it is exported as it came) without standing
     /// for the name anywhere else.
@@ -259,14 +247,14 @@ pub trait Resolving {
         scopes.define_initializer(values, found, graph, name)
     }
 
-    /// [`Resolver::resolve`].
+    /// [`Resolver::resolve_or`], for a use of a name.
     fn resolve(&mut self, graph: GraphId, name: &str, what: &str) -> ValueId {
         let (values, scopes, found) = self.resolving();
-        scopes.resolve(values, found, graph, name, what)
+        scopes.resolve_or(values, found, graph, name, what, false)
     }
 
-    /// Resolves the names of a list of value infos: graph outputs by
-    /// [`Resolver::resolve`], `value_info` entries as annotations ([`Resolver::resolve_or`]).
+    /// Resolves the names of a list of value infos: graph outputs as uses,
+    /// `value_info` entries as annotations ([`Resolver::resolve_or`]).
     fn resolve_infos<N: AsRef<str>>(
         &mut self,
         graph: GraphId,
