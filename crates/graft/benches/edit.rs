@@ -1,5 +1,6 @@
 //! One edit on the 50k-node model, natively (`cargo bench -p graft --bench edit`): set
-//! an attribute of a node in its first section, then undo it, each followed by what
+//! an attribute of a node in its first section (the alpha of a LeakyRelu added there),
+//! held to the checker as the app does, then undo it, each followed by what
 //! the app does after an edit — inference and checks brought up to date with what it
 //! touched, the summary, the edited box rewritten and its groups laid out again (the
 //! node's section and namespace open). Against it, what a tool without incremental
@@ -26,8 +27,31 @@ fn edit(c: &mut Criterion) {
         .expect("large_50k imports")
         .model;
     let main = model.graph.expect("a main graph");
-    let k = 100;
+    // The model's ops have no attributes (and one an op does not declare is refused):
+    // a LeakyRelu added after node 100 (its alpha written out) is the node edited.
+    let mut history = History::default();
+    let after = model.graph(main).nodes[100];
+    let read = model.node(after).outputs[0].expect("an output");
+    let input = model.value(read).name.clone();
+    history
+        .apply(
+            &mut model,
+            Edit::AddNode {
+                graph: "main".into(),
+                op_type: "LeakyRelu".into(),
+                domain: String::new(),
+                inputs: vec![input],
+                outputs: Vec::new(),
+                attributes: String::new(),
+                defaults: true,
+                name: String::new(),
+                at: None,
+            },
+        )
+        .expect("the LeakyRelu is added");
+    let k = 101;
     let target = model.graph(main).nodes[k];
+    assert_eq!(model.node(target).op_type(), "LeakyRelu");
     let mut inferred = Arc::new(graft::infer::infer(&model));
     let mut checked = graft::check::Checked::new(&model);
     let mut scene = Scene::new(View::of_model(&model).expect("a view"));
@@ -38,7 +62,6 @@ fn edit(c: &mut Criterion) {
     );
     scene.reveal(&model, found[0]);
     scene.layout(&model, &mut || false).expect("laid out");
-    let mut history = History::default();
     let mut group = c.benchmark_group("edit");
     group.sample_size(30);
     let mut round = 0u64;
@@ -54,16 +77,21 @@ fn edit(c: &mut Criterion) {
                         let edit = Edit::SetAttribute {
                             graph: "main".into(),
                             node: k,
-                            attribute: format!("note = \"{round}\""),
+                            attribute: format!("alpha = 0.{round}"),
                         };
-                        history.apply(&mut model, edit).expect("applies")
+                        // As the app: held to the checker it keeps current.
+                        history
+                            .apply_checked(&mut model, edit, &mut checked)
+                            .expect("applies")
                     };
                     scene.view.inferred = None;
                     let mut inf =
                         Arc::try_unwrap(std::mem::take(&mut inferred)).expect("not shared");
                     inf.update_touched(&model, &touched);
                     inferred = Arc::new(inf);
-                    checked.update(&model, &touched);
+                    if undo {
+                        checked.update(&model, &touched);
+                    }
                     let summary = graft::Summary::of(&model, checked.diagnostics());
                     assert!(scene.refresh_nodes(&model, &touched.nodes));
                     scene.view.inferred = Some(inferred.clone());
