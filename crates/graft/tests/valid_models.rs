@@ -226,3 +226,50 @@ fn an_export_elsewhere_moves_only_the_used_bytes_into_a_new_data_file() {
     let refused = graft::export_to(&bare, &options, &mut Vec::new()).unwrap_err();
     assert!(refused.to_string().contains("w.bin"), "{refused}");
 }
+
+#[test]
+fn an_attribute_value_of_the_wrong_type_is_refused_in_the_users_terms() {
+    let text = r#"<ir_version: 10, opset_import: ["": 18, "local": 1]>
+main (float[4] x) => (float[4] y, float[4] z) {
+  y = LeakyRelu <alpha = 0.1> (x)
+  z = local.Scale (x)
+}
+<domain: "local", opset_import: ["": 18]>
+Scale <gain: float = 1.0> (p) => (q) {
+  k = Constant <value_float: float = @gain> ()
+  q = Mul(p, k)
+}"#;
+    let mut m = parse(text);
+    let set = |node: usize, attribute: &str| Edit::SetAttribute {
+        graph: "main".into(),
+        node,
+        attribute: attribute.into(),
+    };
+    for (node, attribute, message) in [
+        (0, "alpha = abc", "alpha expects a float; `abc` is not one"),
+        (
+            0,
+            "alpha = [1, 2]",
+            "alpha expects a float; `[1, 2]` is not one",
+        ),
+        (
+            1,
+            "gain = \"loud\"",
+            "gain expects a float; `\"loud\"` is not one",
+        ),
+    ] {
+        let e = apply(&mut m, &set(node, attribute)).unwrap_err();
+        assert_eq!(e.message, message, "{attribute}");
+        let name = attribute.split(' ').next().unwrap().to_string();
+        assert_eq!(e.field, graft::edit::Field::Attribute(name));
+    }
+    // A good value, and several attributes at once, still apply.
+    apply(&mut m, &set(0, "alpha = 0.3")).unwrap();
+    apply(&mut m, &set(1, "gain = 2")).unwrap();
+    let printed = graft::text::print_model(&m);
+    assert!(printed.contains("LeakyRelu <alpha = 0.3>"), "{printed}");
+    assert!(
+        printed.contains("local.Scale <gain = 2.0>") || printed.contains("local.Scale <gain = 2>"),
+        "{printed}"
+    );
+}

@@ -236,6 +236,80 @@ fn output_type(
     Ok(ty)
 }
 
+/// The opset version of `domain` in force in graph `g`: the enclosing function's
+/// import, else the model's.
+fn version_in_force(model: &Model, g: GraphId, domain: &str) -> Option<i64> {
+    let domain = crate::ir::normalize_domain(domain);
+    match model.graph(model.scope_root(g)).owner {
+        GraphOwner::Function(f) => model
+            .function(f)
+            .opset_import
+            .iter()
+            .find(|o| o.normalized_domain() == domain)
+            .and_then(|o| o.version)
+            .or_else(|| model.opset_version(domain)),
+        _ => model.opset_version(domain),
+    }
+}
+
+/// The type node `n` (in graph `g`) declares for attribute `name`: its schema's, or
+/// for a call of a local function, the function's.
+fn declared_type(model: &Model, g: GraphId, n: NodeId, name: &str) -> Option<crate::ir::AttrType> {
+    let index = crate::ir::FunctionIndex::new(model);
+    if let Some(f) = index.callee(model, n) {
+        return crate::specialize::attribute_type(model, f, name);
+    }
+    let node = model.node(n);
+    let version = version_in_force(model, g, node.domain())?;
+    let schema = crate::schema::lookup(node.domain(), node.op_type(), version)?;
+    schema
+        .attributes
+        .iter()
+        .find(|a| a.name == name)
+        .map(|a| a.ty)
+}
+
+/// Attribute text for node `n`, read with the type the node declares for it when the
+/// text sets one attribute without stating a type: a bad value then reads "alpha
+/// expects a float; `abc` is not one" rather than the parser's view. Anything else
+/// (several attributes, `alpha: float = @a`, an attribute the op lacks) is read as
+/// ONNX text.
+fn parse_set_attribute(
+    model: &Model,
+    g: GraphId,
+    n: NodeId,
+    text: &str,
+) -> Result<Vec<Attribute>, EditError> {
+    let typed = text.split_once('=').and_then(|(name, value)| {
+        let name = name.trim();
+        let ty = crate::ir::is_identifier(name)
+            .then(|| declared_type(model, g, n, name))
+            .flatten()?;
+        let parsed = crate::specialize::parse_call_attribute(name, value, Some(ty));
+        Some((name, ty, parsed))
+    });
+    let as_text = crate::text::parse_attributes(text);
+    match (typed, as_text) {
+        (Some((_, _, Ok(a))), _) => Ok(vec![a]),
+        // Several attributes (each checked by the checker after the edit), or the one
+        // with the declared type in a form only the plain reading takes.
+        (Some((name, ty, Err(_))), Ok(list))
+            if list.len() > 1
+                || list.iter().any(|a| {
+                    a.name() != name || a.value().map(crate::ir::AttrValue::attr_type) == Some(ty)
+                }) =>
+        {
+            Ok(list)
+        }
+        (Some((name, _, Err(message))), _) => Err(err(Field::Attribute(name.to_string()), message)),
+        (None, Ok(list)) if list.is_empty() => {
+            Err(err(attribute_named(text), "no attribute given"))
+        }
+        (None, Ok(list)) => Ok(list),
+        (None, Err(e)) => Err(err(attribute_named(text), attribute_error(text, &e))),
+    }
+}
+
 /// What is wrong with attribute text, in the user's terms: the parser reads it
 /// inside a wrapper, so its messages about what follows the text are left out.
 pub(super) fn attribute_error(text: &str, e: &crate::text::ParseError) -> String {
@@ -260,11 +334,7 @@ pub(super) fn apply(model: &mut Model, edit: &Edit) -> Result<Undo, EditError> {
         } => {
             let g = resolve_path(model, graph)?;
             let n = node_at(model, g, *node)?;
-            let attrs = crate::text::parse_attributes(attribute)
-                .map_err(|e| err(attribute_named(attribute), attribute_error(attribute, &e)))?;
-            if attrs.is_empty() {
-                return Err(err(attribute_named(attribute), "no attribute given"));
-            }
+            let attrs = parse_set_attribute(model, g, n, attribute)?;
             let old = model.node(n).attributes.clone();
             let mut new = old.clone();
             for a in attrs {
@@ -575,18 +645,7 @@ fn add_node(
         return Err(err(Field::Op, "a node needs an op_type"));
     }
     let domain = crate::ir::normalize_domain(domain);
-    // The version in force here: the enclosing function's import, else the model's.
-    let root = model.scope_root(g);
-    let version = match model.graph(root).owner {
-        GraphOwner::Function(f) => model
-            .function(f)
-            .opset_import
-            .iter()
-            .find(|o| o.normalized_domain() == domain)
-            .and_then(|o| o.version)
-            .or_else(|| model.opset_version(domain)),
-        _ => model.opset_version(domain),
-    };
+    let version = version_in_force(model, g, domain);
     let is_function = model.functions.iter().any(|&f| {
         let func = model.function(f);
         crate::ir::normalize_domain(func.domain.as_deref().unwrap_or("")) == domain
