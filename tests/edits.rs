@@ -360,26 +360,10 @@ fn file_name(path: &Path) -> String {
 
 /// The acceptance cases' models (each section of each case).
 fn case_models() -> Vec<(String, Model)> {
-    let cases = corpus::root().join("crates/graft/tests/cases");
-    let mut out = Vec::new();
-    for path in corpus::files(&cases, &[".onnxtxt"]) {
-        let text = std::fs::read_to_string(&path).expect("case");
-        let mut sections = vec![String::new()];
-        for line in text.lines() {
-            if line.starts_with("# --- ") {
-                sections.push(String::new());
-            } else if let Some(last) = sections.last_mut() {
-                last.push_str(line);
-                last.push('\n');
-            }
-        }
-        for (k, section) in sections.iter().enumerate() {
-            if let Ok(parsed) = graft::text::parse_model(section) {
-                out.push((format!("{} [{k}]", file_name(&path)), parsed.model));
-            }
-        }
-    }
-    out
+    corpus::case_sections()
+        .into_iter()
+        .filter_map(|(what, text)| Some((what, graft::text::parse_model(&text).ok()?.model)))
+        .collect()
 }
 
 /// The corpus models of the run (a sample unless GRAFT_EDITS_ALL), small enough for

@@ -123,30 +123,12 @@ fn transforms(model: &Model, what: &str, problems: &mut Vec<String>) -> usize {
 fn every_transform_refuses_or_keeps_a_clean_model_clean() {
     let mut problems = Vec::new();
     let mut runs = 0;
-    let cases = corpus::root().join("crates/graft/tests/cases");
-    for path in corpus::files(&cases, &[".onnxtxt"]) {
-        let text = std::fs::read_to_string(&path).expect("case");
-        // A case holds a model, and for an inline case a guest after `# --- guest ---`.
-        let mut sections = vec![String::new()];
-        for line in text.lines() {
-            if line.starts_with("# --- ") {
-                sections.push(String::new());
-            } else if let Some(last) = sections.last_mut() {
-                last.push_str(line);
-                last.push('\n');
-            }
-        }
-        for (k, section) in sections.iter().enumerate() {
-            let Ok(parsed) = graft::text::parse_model(section) else {
-                continue;
-            };
-            transforms(
-                &parsed.model,
-                &format!("{} [{k}]", name(&path)),
-                &mut problems,
-            );
-            runs += 1;
-        }
+    for (what, section) in corpus::case_sections() {
+        let Ok(parsed) = graft::text::parse_model(&section) else {
+            continue;
+        };
+        transforms(&parsed.model, &what, &mut problems);
+        runs += 1;
     }
     assert!(runs >= 50, "only {runs} acceptance cases parsed");
     if let Some(dir) = corpus::dir() {

@@ -67,6 +67,31 @@ pub fn models(dir: &Path) -> Vec<PathBuf> {
         .collect()
 }
 
+/// The acceptance cases' sections as ONNX text, each named `FILE [K]`: a case holds a
+/// model, and for an inline case a guest after `# --- guest ---`.
+pub fn case_sections() -> Vec<(String, String)> {
+    let cases = root().join("crates/graft/tests/cases");
+    let mut out = Vec::new();
+    for path in files(&cases, &[".onnxtxt"]) {
+        let text = std::fs::read_to_string(&path).expect("a case file reads");
+        let name = path.file_name().map(|n| n.to_string_lossy().into_owned());
+        let name = name.unwrap_or_default();
+        let mut sections = vec![String::new()];
+        for line in text.lines() {
+            if line.starts_with("# --- ") {
+                sections.push(String::new());
+            } else if let Some(last) = sections.last_mut() {
+                last.push_str(line);
+                last.push('\n');
+            }
+        }
+        for (k, section) in sections.into_iter().enumerate() {
+            out.push((format!("{name} [{k}]"), section));
+        }
+    }
+    out
+}
+
 /// The Python interpreter of the interop venv.
 pub fn python() -> PathBuf {
     std::env::var_os("GRAFT_PYTHON")

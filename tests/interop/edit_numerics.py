@@ -22,31 +22,11 @@ import numpy as np
 import onnx
 import onnxruntime as ort
 
+sys.path.insert(0, str(Path(__file__).parent))
+from library_numerics import feeds  # noqa: E402
+
 FORK = multiprocessing.get_context("fork")
 ort.set_default_logger_severity(3)
-
-
-
-def feeds(model: onnx.ModelProto) -> dict[str, np.ndarray]:
-    """Seeded inputs of each input's element type (symbolic or unknown dims are 2)."""
-    rng = np.random.default_rng(0)
-    inits = {i.name for i in model.graph.initializer}
-    out = {}
-    for i in model.graph.input:
-        if i.name in inits:
-            continue
-        t = i.type.tensor_type
-        dims = [d.dim_value if d.dim_value > 0 else 2 for d in t.shape.dim]
-        dtype = onnx.helper.tensor_dtype_to_np_dtype(t.elem_type)
-        if dtype == np.bool_:
-            out[i.name] = np.asarray(rng.random(dims) > 0.5)
-        elif np.issubdtype(dtype, np.integer):
-            out[i.name] = rng.integers(0, 3, dims).astype(dtype)
-        elif dtype == np.object_:
-            out[i.name] = np.array(rng.choice(["a", "b"], dims), dtype=object)
-        else:
-            out[i.name] = rng.standard_normal(dims).astype(dtype)
-    return out
 
 
 def same(a, b) -> bool:

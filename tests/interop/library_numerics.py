@@ -33,16 +33,10 @@ import onnx
 import onnxruntime as ort
 
 ROOT = Path(__file__).resolve().parents[2]
-ELEM = {
-    onnx.TensorProto.FLOAT: np.float32,
-    onnx.TensorProto.DOUBLE: np.float64,
-    onnx.TensorProto.INT64: np.int64,
-    onnx.TensorProto.INT32: np.int32,
-    onnx.TensorProto.BOOL: np.bool_,
-}
 
 
 def feeds(model: onnx.ModelProto) -> dict[str, np.ndarray]:
+    """Seeded inputs of each input's element type (symbolic or unknown dims are 2)."""
     rng = np.random.default_rng(0)
     inits = {i.name for i in model.graph.initializer}
     out = {}
@@ -50,12 +44,14 @@ def feeds(model: onnx.ModelProto) -> dict[str, np.ndarray]:
         if i.name in inits:
             continue
         t = i.type.tensor_type
-        dims = [d.dim_value if d.HasField("dim_value") else 2 for d in t.shape.dim]
-        dtype = ELEM.get(t.elem_type, np.float32)
-        if dtype is np.bool_:
+        dims = [d.dim_value if d.dim_value > 0 else 2 for d in t.shape.dim]
+        dtype = onnx.helper.tensor_dtype_to_np_dtype(t.elem_type)
+        if dtype == np.bool_:
             out[i.name] = np.asarray(rng.random(dims) > 0.5)
         elif np.issubdtype(dtype, np.integer):
             out[i.name] = rng.integers(0, 3, dims).astype(dtype)
+        elif dtype == np.object_:
+            out[i.name] = np.array(rng.choice(["a", "b"], dims), dtype=object)
         else:
             out[i.name] = rng.standard_normal(dims).astype(dtype)
     return out
