@@ -3,26 +3,28 @@
 use super::*;
 
 impl Session {
-    /// Applies an edit to the open model. On success the canvas shows the result,
+    /// Applies a change to the open model. On success the canvas shows the result,
     /// with the groups open that were open before (and the node `focus` finds
-    /// selected), and the edit goes into the history (undo, redo, the log); on an
-    /// error nothing changes and the error is shown.
+    /// selected), and the change goes into the history (undo, redo, the log, as its
+    /// record); on an error nothing changes and the error is shown.
     pub(super) fn edit(
         &mut self,
         what: &str,
-        edit: graft::edit::Edit,
+        change: graft::edit::Change,
         focus: impl FnOnce(&Model) -> Option<NodeId>,
     ) -> bool {
-        self.edit_at(None, what, edit, focus)
+        self.edit_made(None, what, |_| Ok(Some(change)), focus)
     }
 
-    /// [`Session::edit`] made from an editor's field (`at`): a refusal is shown beside
-    /// that field, in the core's words (it names what is wrong), not in the banner.
-    pub(super) fn edit_at(
+    /// [`Session::edit`] of the change `make` builds from the open model (`None`:
+    /// nothing to do), made from an editor's field (`at`): a value that does not read
+    /// and a refusal are shown beside that field, in the core's words (they name
+    /// what is wrong), not in the banner.
+    pub(super) fn edit_made(
         &mut self,
         at: Option<FieldAt>,
         what: &str,
-        edit: graft::edit::Edit,
+        make: impl FnOnce(&Model) -> Result<Option<graft::edit::Change>, graft::edit::EditError>,
         focus: impl FnOnce(&Model) -> Option<NodeId>,
     ) -> bool {
         if self.draft.is_some() || self.work.is_some() {
@@ -32,22 +34,21 @@ impl Session {
             return false;
         };
         let mut model = std::mem::take(&mut open.model);
-        let touched = match self
-            .edits
-            .apply_checked(&mut model, edit, &mut open.checked)
-        {
+        let made = match make(&model) {
+            Ok(Some(change)) => self
+                .edits
+                .apply_change(&mut model, &change, &mut open.checked),
+            Ok(None) => {
+                open.model = model;
+                return false;
+            }
+            Err(e) => Err(e),
+        };
+        let touched = match made {
             Ok(touched) => touched,
             Err(e) => {
                 open.model = model;
-                match at {
-                    Some(at) => {
-                        self.field_error = Some(FieldError {
-                            at: at.refined(&e.field),
-                            message: e.message,
-                        })
-                    }
-                    None => self.error = Some(format!("{what}: {e}")),
-                }
+                self.refuse(at, what, e);
                 return false;
             }
         };
@@ -56,6 +57,20 @@ impl Session {
         self.show_edited(model, &touched, focus, true);
         self.error = None;
         true
+    }
+
+    /// Shows why an edit was refused: beside the field it came from, else in the
+    /// banner.
+    pub(super) fn refuse(&mut self, at: Option<FieldAt>, what: &str, e: graft::edit::EditError) {
+        match at {
+            Some(at) => {
+                self.field_error = Some(FieldError {
+                    at: at.refined(&e.field),
+                    message: e.message,
+                })
+            }
+            None => self.error = Some(format!("{what}: {e}")),
+        }
     }
 
     /// Shows `model`, the open one after an edit, undo or redo that `touched`

@@ -21,7 +21,7 @@ use super::{LoadedFile, OpenModel, Session, load_model, open_model};
 #[derive(Debug)]
 pub(super) struct Draft {
     guest_name: String,
-    guest: Model,
+    guest: std::sync::Arc<Model>,
     /// Guest inputs and outputs with their printed types.
     inputs: Vec<(String, Option<String>)>,
     outputs: Vec<(String, Option<String>)>,
@@ -116,7 +116,7 @@ impl Session {
             exposed: vec![true; outputs.len()],
             inputs,
             outputs,
-            guest,
+            guest: std::sync::Arc::new(guest),
             prefix,
             as_function: None,
             host,
@@ -212,37 +212,16 @@ impl Session {
         if let Some(e) = &draft.error {
             return Err(e.clone());
         }
-        let options = draft.options();
-        let guest = graft::export(
-            &draft.guest,
-            &graft::ExportOptions {
-                embed_external: true,
-                ..graft::ExportOptions::default()
-            },
-        )
-        .map_err(|e| format!("The guest cannot be recorded in the edit log: {e}"))?;
-        let edit = graft::edit::Edit::InlineModel {
-            graph: "main".into(),
-            guest_base64: graft::edit::base64_encode(&guest),
-            bindings: options.bindings,
-            expose: options
-                .expose
-                .into_iter()
-                .map(|(o, n)| (o, n.unwrap_or_default()))
-                .collect(),
-            expose_all: options.expose_all,
-            prefix: options.prefix.unwrap_or_default(),
-            function: match options.mode {
-                Mode::Nodes => String::new(),
-                Mode::Function { domain, name } => format!("{domain}.{name}"),
-            },
+        let change = graft::edit::Change::InlineModel {
+            guest: draft.guest.clone(),
+            options: draft.options(),
         };
         let Some(mut draft) = self.draft.take() else {
             return Err("No inline is being set up.".into());
         };
         let mut model = std::mem::take(&mut draft.host.model);
         let checked = &mut draft.host.checked;
-        let touched = match self.edits.apply_checked(&mut model, edit, checked) {
+        let touched = match self.edits.apply_change(&mut model, &change, checked) {
             Ok(touched) => touched,
             Err(e) => {
                 draft.host.model = model;

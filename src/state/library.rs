@@ -64,23 +64,9 @@ impl Session {
                 return false;
             }
         };
-        let refs: Vec<(String, usize)> = nodes
-            .iter()
-            .filter_map(|&n| node_ref(&open.model, n))
-            .collect();
-        let Some((graph, _)) = refs.first().cloned() else {
-            return false;
-        };
-        if refs.len() != nodes.len() || refs.iter().any(|(g, _)| *g != graph) {
-            self.error = Some(format!(
-                "Outlining {key}: the selected nodes are not all in one graph"
-            ));
-            return false;
-        }
-        let edit = graft::edit::Edit::Outline {
-            graph,
-            nodes: refs.iter().map(|(_, k)| *k).collect(),
-            function: key.to_string(),
+        let edit = graft::edit::Change::Outline {
+            nodes,
+            function: key.clone(),
         };
         self.edit(&format!("Outlining {key}"), edit, |m| {
             graft::library::call_sites(m, &key).first().copied()
@@ -93,8 +79,8 @@ impl Session {
         let Some(key) = self.function_key(index) else {
             return false;
         };
-        let edit = graft::edit::Edit::SpecializeAll {
-            function: key.to_string(),
+        let edit = graft::edit::Change::SpecializeAll {
+            function: Some(key.clone()),
             keep: self.kept_keys(),
         };
         self.edit(&format!("Specializing the calls of {key}"), edit, |_| None)
@@ -119,11 +105,7 @@ impl Session {
 
     /// Points a call at another existing overload of its function (undoable).
     pub fn use_overload(&mut self, node: graft::ir::NodeId, overload: &str) -> bool {
-        let Some((graph, node)) = self.open.as_ref().and_then(|o| node_ref(&o.model, node)) else {
-            return false;
-        };
-        let edit = graft::edit::Edit::UseOverload {
-            graph,
+        let edit = graft::edit::Change::UseOverload {
             node,
             overload: overload.to_string(),
         };
@@ -139,10 +121,7 @@ impl Session {
         else {
             return false;
         };
-        let Some((graph, node)) = self.open.as_ref().and_then(|o| node_ref(&o.model, node)) else {
-            return false;
-        };
-        let edit = graft::edit::Edit::ExpandStandard { graph, node };
+        let edit = graft::edit::Change::ExpandStandard { node };
         self.edit(&format!("Expanding {op}"), edit, |_| None)
     }
 
@@ -156,8 +135,8 @@ impl Session {
         let Some(key) = self.function_key(index) else {
             return false;
         };
-        let edit = graft::edit::Edit::InlineCalls {
-            function: key.to_string(),
+        let edit = graft::edit::Change::InlineCalls {
+            function: Some(key.clone()),
         };
         self.edit(&format!("Inlining the calls of {key}"), edit, |_| None)
     }
@@ -167,8 +146,8 @@ impl Session {
         let Some(key) = self.function_key(index) else {
             return false;
         };
-        let edit = graft::edit::Edit::DeleteFunction {
-            function: key.to_string(),
+        let edit = graft::edit::Change::DeleteFunction {
+            function: key.clone(),
         };
         self.edit(&format!("Deleting {key}"), edit, |_| None)
     }
@@ -178,18 +157,26 @@ impl Session {
         let Some(key) = self.function_key(index) else {
             return false;
         };
-        if !to.trim().contains('.') {
-            self.error = Some(format!("Renaming {key}: give the new name as DOMAIN.NAME"));
-            return false;
-        }
-        let edit = graft::edit::Edit::RenameFunction {
-            function: key.to_string(),
-            to: to.trim().to_string(),
+        let to = match self
+            .open
+            .as_ref()
+            .map(|o| graft::library::new_function_key(&o.model, to))
+        {
+            Some(Ok(to)) => to,
+            Some(Err(e)) => {
+                self.error = Some(format!("Renaming {key}: {e}"));
+                return false;
+            }
+            None => return false,
+        };
+        let edit = graft::edit::Change::RenameFunction {
+            function: key.clone(),
+            to,
         };
         self.edit(&format!("Renaming {key}"), edit, |_| None)
     }
 
-    pub(super) fn kept_keys(&self) -> Vec<String> {
-        self.kept.iter().map(ToString::to_string).collect()
+    pub(super) fn kept_keys(&self) -> Vec<graft::ir::FunctionKey> {
+        self.kept.iter().cloned().collect()
     }
 }

@@ -529,21 +529,6 @@ fn edited_model(
     }
 }
 
-/// A node as an edit names it: its graph's path and its index there.
-fn node_ref(model: &Model, node: NodeId) -> Option<(String, usize)> {
-    let n = model.nodes.get(node)?;
-    let path = graft::edit::graph_path(model, n.graph)?;
-    let k = model.graph(n.graph).nodes.iter().position(|&x| x == node)?;
-    Some((path, k))
-}
-
-/// The node an edit's (path, index) names in the open model.
-fn node_id_of(session: &Session, path: &str, index: usize) -> Option<NodeId> {
-    let model = &session.open.as_ref()?.model;
-    let g = graft::edit::resolve_path(model, path).ok()?;
-    model.graph(g).nodes.get(index).copied()
-}
-
 /// Which file is the model: the first `.onnx` one, else the first.
 fn model_file(files: &[LoadedFile]) -> Option<usize> {
     let is_onnx = |f: &LoadedFile| f.name.to_ascii_lowercase().ends_with(".onnx");

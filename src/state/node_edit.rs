@@ -2,31 +2,25 @@
 
 use super::*;
 
+use graft::edit::{Change, EditError};
+use graft::ir::ValueId;
+
 impl Session {
-    /// Applies the edit `make` builds from `node`'s graph path and index.
+    /// Applies the change `make` builds for `node` (by ids, its values read from what
+    /// the user typed); a value that does not read, or a refusal, shows at the field.
     pub(super) fn edit_node(
         &mut self,
         what: &str,
         node: NodeId,
         slot: Slot,
-        make: impl FnOnce(&Model, String, usize) -> Option<graft::edit::Edit>,
+        make: impl FnOnce(&Model) -> Result<Option<Change>, EditError>,
         focus: impl FnOnce(&Model) -> Option<NodeId>,
     ) -> bool {
-        let Some(model) = self.open.as_ref().map(|o| &o.model) else {
-            return false;
-        };
-        let Some((graph, index)) = node_ref(model, node) else {
-            self.error = Some(format!("{what}: the node is not in a graph Graft can edit"));
-            return false;
-        };
-        let Some(edit) = make(model, graph, index) else {
-            return false;
-        };
         let at = FieldAt {
             target: Target::Node(node),
             slot,
         };
-        self.edit_at(Some(at), what, edit, focus)
+        self.edit_made(Some(at), what, make, focus)
     }
 
     /// Renames a node (`""` removes the name).
@@ -36,24 +30,21 @@ impl Session {
             "Renaming the node",
             node,
             Slot::Name,
-            |_, graph, node| Some(graft::edit::Edit::RenameNode { graph, node, to }),
+            |_| Ok(Some(Change::RenameNode { node, to })),
             move |_| Some(node),
         )
     }
 
-    /// Sets attributes of a node from ONNX text (`alpha = 0.5`).
+    /// Sets attributes of a node from ONNX text (`alpha = 0.5`), each value read with
+    /// the type the node declares for it.
     pub fn set_attribute(&mut self, node: NodeId, text: &str) -> bool {
-        let attribute = text.trim().to_string();
         self.edit_node(
             "Setting the attribute",
             node,
             Slot::Attribute,
-            |_, graph, node| {
-                Some(graft::edit::Edit::SetAttribute {
-                    graph,
-                    node,
-                    attribute,
-                })
+            |m| {
+                let attributes = graft::edit::read_attributes(m, node, text.trim())?;
+                Ok(Some(Change::SetAttributes { node, attributes }))
             },
             move |_| Some(node),
         )
@@ -65,25 +56,24 @@ impl Session {
             "Removing the attribute",
             node,
             Slot::Attribute,
-            |_, graph, node| Some(graft::edit::Edit::RemoveAttribute { graph, node, name }),
+            |_| Ok(Some(Change::RemoveAttribute { node, name })),
             move |_| Some(node),
         )
     }
 
     /// Connects input `index` of `node` to the value named `value` (`""` disconnects).
     pub fn connect(&mut self, node: NodeId, index: usize, value: &str) -> bool {
-        let value = value.trim().to_string();
+        let value = value.trim();
         self.edit_node(
             "Connecting the input",
             node,
             Slot::Input(index),
-            |_, graph, node| {
-                Some(graft::edit::Edit::SetInput {
-                    graph,
-                    node,
-                    index,
-                    value,
-                })
+            |m| {
+                let graph = m.node(node).graph;
+                let value = (!value.is_empty())
+                    .then(|| graft::edit::visible_value(m, graph, value))
+                    .transpose()?;
+                Ok(Some(Change::SetInput { node, index, value }))
             },
             move |_| Some(node),
         )
@@ -96,13 +86,9 @@ impl Session {
             "Renaming the value",
             node,
             Slot::Output(index),
-            |m, graph, _| {
-                let v = m.node(node).outputs.get(index).copied().flatten()?;
-                Some(graft::edit::Edit::RenameValue {
-                    graph,
-                    from: m.value(v).name.clone(),
-                    to,
-                })
+            |m| {
+                let value = m.node(node).outputs.get(index).copied().flatten();
+                Ok(value.map(|value| Change::RenameValue { value, to }))
             },
             move |_| Some(node),
         )
@@ -111,15 +97,7 @@ impl Session {
     /// Deletes nodes (all of one graph); with `reconnect`, a node with one input and
     /// one output is passed through.
     pub fn delete_nodes(&mut self, nodes: &[NodeId], reconnect: bool) -> bool {
-        let Some(model) = self.open.as_ref().map(|o| &o.model) else {
-            return false;
-        };
-        let refs: Vec<(String, usize)> = nodes.iter().filter_map(|&n| node_ref(model, n)).collect();
-        let Some((graph, _)) = refs.first().cloned() else {
-            return false;
-        };
-        if refs.len() != nodes.len() || refs.iter().any(|(g, _)| *g != graph) {
-            self.error = Some("Deleting: the selected nodes are not all in one graph".into());
+        if nodes.is_empty() {
             return false;
         }
         let what = if nodes.len() == 1 {
@@ -127,12 +105,11 @@ impl Session {
         } else {
             format!("Deleting {} nodes", nodes.len())
         };
-        let edit = graft::edit::Edit::DeleteNodes {
-            graph,
-            nodes: refs.into_iter().map(|(_, k)| k).collect(),
+        let change = Change::DeleteNodes {
+            nodes: nodes.to_vec(),
             reconnect,
         };
-        self.edit(&what, edit, |_| None)
+        self.edit(&what, change, |_| None)
     }
 
     /// Adds an `op` node after `node`, reading its first output, with the schema's
@@ -146,83 +123,73 @@ impl Session {
             &format!("Adding {op}"),
             node,
             Slot::Add,
-            |m, graph, _| {
-                let input = m
-                    .node(node)
-                    .outputs
-                    .iter()
-                    .flatten()
-                    .next()
-                    .map(|v| m.value(*v).name.clone());
-                Some(graft::edit::Edit::AddNode {
-                    graph,
+            |m| {
+                let input = m.node(node).outputs.iter().flatten().next().copied();
+                Ok(Some(Change::AddNode {
+                    graph: m.node(node).graph,
                     op_type: op,
                     domain: String::new(),
-                    inputs: input.into_iter().collect(),
+                    inputs: input.into_iter().map(Some).collect(),
                     outputs: Vec::new(),
-                    attributes: String::new(),
+                    attributes: Vec::new(),
                     defaults: true,
                     name: String::new(),
                     at: None,
-                })
+                }))
             },
             |m| m.nodes.iter().last().map(|(id, _)| id),
         )
     }
 
-    /// Applies the edit `make` builds from the path of `value`'s graph and its name.
+    /// Applies the change `make` builds from `value` and its graph; a value that does
+    /// not read, or a refusal, shows at the field.
     pub(super) fn edit_value(
         &mut self,
         what: &str,
-        value: graft::ir::ValueId,
+        value: ValueId,
         slot: Slot,
-        make: impl FnOnce(String, String) -> graft::edit::Edit,
+        make: impl FnOnce(graft::ir::GraphId) -> Result<Change, EditError>,
     ) -> bool {
-        let Some(model) = self.open.as_ref().map(|o| &o.model) else {
-            return false;
-        };
-        let Some(v) = model.values.get(value) else {
-            return false;
-        };
-        let Some(graph) = graft::edit::graph_path(model, v.graph) else {
-            self.error = Some(format!(
-                "{what}: the value is not in a graph Graft can edit"
-            ));
-            return false;
-        };
-        let edit = make(graph, v.name.clone());
         let at = FieldAt {
             target: Target::Value(value),
             slot,
         };
-        self.edit_at(Some(at), what, edit, |_| None)
+        self.edit_made(
+            Some(at),
+            what,
+            |m| match m.values.get(value) {
+                Some(v) => make(v.graph).map(Some),
+                None => Ok(None),
+            },
+            |_| None,
+        )
     }
 
     /// Renames a graph input or output (or any value); every reader follows.
-    pub fn rename_value(&mut self, value: graft::ir::ValueId, to: &str) -> bool {
+    pub fn rename_value(&mut self, value: ValueId, to: &str) -> bool {
         let to = to.trim().to_string();
-        self.edit_value("Renaming the value", value, Slot::Name, |graph, from| {
-            graft::edit::Edit::RenameValue { graph, from, to }
+        self.edit_value("Renaming the value", value, Slot::Name, |_| {
+            Ok(Change::RenameValue { value, to })
         })
     }
 
     /// Sets the stated type of a graph input or output (`float[batch, 4]`).
-    pub fn set_value_type(&mut self, value: graft::ir::ValueId, ty: &str) -> bool {
-        let ty = ty.trim().to_string();
-        self.edit_value("Setting the type", value, Slot::Type, |graph, name| {
-            graft::edit::Edit::SetType { graph, name, ty }
+    pub fn set_value_type(&mut self, value: ValueId, ty: &str) -> bool {
+        self.edit_value("Setting the type", value, Slot::Type, |graph| {
+            let ty = graft::edit::read_type(ty.trim())?;
+            Ok(Change::SetType { graph, value, ty })
         })
     }
 
-    pub fn remove_graph_input(&mut self, value: graft::ir::ValueId) -> bool {
-        self.edit_value("Removing the input", value, Slot::Action, |graph, name| {
-            graft::edit::Edit::RemoveInput { graph, name }
+    pub fn remove_graph_input(&mut self, value: ValueId) -> bool {
+        self.edit_value("Removing the input", value, Slot::Action, |graph| {
+            Ok(Change::RemoveInput { graph, value })
         })
     }
 
-    pub fn remove_graph_output(&mut self, value: graft::ir::ValueId) -> bool {
-        self.edit_value("Removing the output", value, Slot::Action, |graph, name| {
-            graft::edit::Edit::RemoveOutput { graph, name }
+    pub fn remove_graph_output(&mut self, value: ValueId) -> bool {
+        self.edit_value("Removing the output", value, Slot::Action, |graph| {
+            Ok(Change::RemoveOutput { graph, value })
         })
     }
 
@@ -232,58 +199,56 @@ impl Session {
             "Adding the graph output",
             node,
             Slot::Output(index),
-            |m, graph, _| {
-                let v = m.node(node).outputs.get(index).copied().flatten()?;
-                Some(graft::edit::Edit::AddOutput {
-                    graph,
-                    value: m.value(v).name.clone(),
-                })
+            |m| {
+                let graph = m.node(node).graph;
+                let value = m.node(node).outputs.get(index).copied().flatten();
+                Ok(value.map(|value| Change::AddOutput { graph, value }))
             },
             move |_| Some(node),
         )
     }
 
     /// Replaces the data of the initializer `value` by an `.npy` file's array.
-    pub fn set_initializer(&mut self, value: graft::ir::ValueId, npy: &[u8]) -> bool {
-        let npy_base64 = graft::edit::base64_encode(npy);
-        self.edit_value(
-            "Replacing the initializer",
-            value,
-            Slot::Action,
-            |graph, name| graft::edit::Edit::SetInitializer {
+    pub fn set_initializer(&mut self, value: ValueId, npy: &[u8]) -> bool {
+        self.edit_value("Replacing the initializer", value, Slot::Action, |graph| {
+            Ok(Change::SetInitializer {
                 graph,
-                name,
-                npy_base64,
-            },
-        )
+                value,
+                npy: npy.into(),
+            })
+        })
     }
 
-    /// Adds an input to the graph `value` belongs to (`ty` as ONNX text).
-    pub fn add_graph_input(&mut self, beside: graft::ir::ValueId, name: &str, ty: &str) -> bool {
-        let (name, ty) = (name.trim().to_string(), ty.trim().to_string());
-        self.edit_value("Adding the input", beside, Slot::NewInput, |graph, _| {
-            graft::edit::Edit::AddInput { graph, name, ty }
+    /// Adds an input to the graph `value` belongs to (`ty` as ONNX text; empty: no
+    /// type).
+    pub fn add_graph_input(&mut self, beside: ValueId, name: &str, ty: &str) -> bool {
+        let (name, ty) = (name.trim().to_string(), ty.trim());
+        self.edit_value("Adding the input", beside, Slot::NewInput, |graph| {
+            let ty = (!ty.is_empty())
+                .then(|| graft::edit::read_type(ty))
+                .transpose()?;
+            Ok(Change::AddInput { graph, name, ty })
         })
     }
 
     /// Applies edited ONNX text to the whole model (`function` `None`) or to one
     /// function (its index); a parse error is refused with its line.
     pub fn apply_text(&mut self, function: Option<usize>, text: &str) -> bool {
-        let edit = match function {
-            None => graft::edit::Edit::ReplaceModel {
+        let change = match function {
+            None => Change::ReplaceModel {
                 text: text.to_string(),
             },
             Some(i) => {
-                let Some(key) = self.function_key(i) else {
+                let Some(function) = self.function_key(i) else {
                     return false;
                 };
-                graft::edit::Edit::ReplaceFunction {
-                    function: key.to_string(),
+                Change::ReplaceFunction {
+                    function,
                     text: text.to_string(),
                 }
             }
         };
-        self.edit("The text", edit, |_| None)
+        self.edit("The text", change, |_| None)
     }
 
     /// The default-domain operators the palette offers (at the model's opset), with

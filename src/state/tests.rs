@@ -290,6 +290,19 @@ fn a_call_is_specialized_from_its_attribute_editor_and_undone() {
         "a bad value is refused"
     );
     assert!(session.error().is_some());
+    // The call editor's field: a value of the wrong type, in the user's terms, at
+    // that attribute.
+    assert!(!session.set_call_attribute(node, "alpha", "abc"));
+    let error = session.field_error(Target::Node(node), &Slot::CallAttribute("alpha".into()));
+    let error = error.unwrap_or_default();
+    assert!(
+        error.contains("alpha expects a float; `abc` is not one"),
+        "{error}"
+    );
+    assert_eq!(
+        graft::text::print_model(&session.open().unwrap().model),
+        before
+    );
     assert!(session.specialize_call(node, "alpha = 0.2"));
     let model = &session.open().unwrap().model;
     let node = find(&session);

@@ -123,10 +123,154 @@ fn round_on(start: Model, edit: Edit, expect: &[&str]) -> Model {
     let (_, touched) = h.redo(&mut m).unwrap().unwrap();
     live.follow(&m, &touched, &format!("redo {edit:?}"));
     assert_eq!(text(&m), after, "{edit:?}: redo");
+    // The same edit made as the app makes it: by ids with typed values; its record
+    // in the log replays to the same model.
+    let mut typed = start.clone();
+    let change = edit.resolve(&typed).unwrap();
+    let mut checked = graft::check::Checked::new(&typed);
+    let mut h2 = History::default();
+    h2.apply_change(&mut typed, &change, &mut checked)
+        .unwrap_or_else(|e| panic!("{change:?}: {e}"));
+    assert_eq!(text(&typed), after, "{change:?}");
+    let mut again = start.clone();
+    replay(&mut again, &h2.log_json()).unwrap();
+    assert_eq!(
+        text(&again),
+        after,
+        "{change:?}: replay of {}",
+        h2.log_json()
+    );
     let mut again = start;
     replay(&mut again, &h.log_json()).unwrap();
     assert_eq!(text(&again), after, "{edit:?}: replay of {}", h.log_json());
     m
+}
+
+/// Changes by id: what the log records for them, and ids that name nothing in the
+/// model (now) refused at their field, changing nothing.
+#[test]
+fn changes_by_id_record_their_edit_and_refuse_stale_ids() {
+    use graft::edit::{Change, Field, read_attributes, read_type};
+    let mut m = model();
+    let main = m.graph.unwrap();
+    let nodes = m.graph(main).nodes.clone();
+    let mut checked = graft::check::Checked::new(&m);
+    let mut h = History::default();
+    // A typed value: read with the type the call declares, then applied by id.
+    let scale = nodes[3];
+    let e = read_attributes(&m, scale, "alpha = abc").unwrap_err();
+    assert_eq!(e.field, Field::Attribute("alpha".into()));
+    assert!(e.message.contains("alpha expects a float"), "{e}");
+    let attributes = read_attributes(&m, scale, "alpha = 0.5").unwrap();
+    h.apply_change(
+        &mut m,
+        &Change::SetAttributes {
+            node: scale,
+            attributes,
+        },
+        &mut checked,
+    )
+    .unwrap();
+    let ty = read_type("float[M, 3]").unwrap();
+    assert_eq!(read_type("float[M,").unwrap_err().field, Field::Type);
+    let x = m.graph(main).inputs[0].value.unwrap();
+    h.apply_change(
+        &mut m,
+        &Change::SetType {
+            graph: main,
+            value: x,
+            ty,
+        },
+        &mut checked,
+    )
+    .unwrap();
+    // A value in the If's then branch, renamed by id: the record names its graph.
+    let then = graft::edit::resolve_path(&m, "main/2.then_branch").unwrap();
+    let t1 = m.node(m.graph(then).nodes[0]).outputs[0].unwrap();
+    h.apply_change(
+        &mut m,
+        &Change::RenameValue {
+            value: t1,
+            to: "neg".into(),
+        },
+        &mut checked,
+    )
+    .unwrap();
+    let relu = nodes[1];
+    h.apply_change(
+        &mut m,
+        &Change::DeleteNodes {
+            nodes: vec![relu],
+            reconnect: true,
+        },
+        &mut checked,
+    )
+    .unwrap();
+    let log: Vec<Edit> = h.log().into_iter().cloned().collect();
+    assert_eq!(
+        log,
+        [
+            Edit::SetAttribute {
+                graph: "main".into(),
+                node: 3,
+                attribute: "alpha = 0.5".into()
+            },
+            Edit::SetType {
+                graph: "main".into(),
+                name: "x".into(),
+                ty: "float[M,3]".into()
+            },
+            Edit::RenameValue {
+                graph: "main/2.then_branch".into(),
+                from: "t1".into(),
+                to: "neg".into()
+            },
+            Edit::DeleteNodes {
+                graph: "main".into(),
+                nodes: vec![1],
+                reconnect: true
+            },
+        ]
+    );
+    // Stale ids: the deleted node, a value of the then branch used in the main graph.
+    let before = text(&m);
+    let refused = [
+        (
+            Change::RenameNode {
+                node: relu,
+                to: "r".into(),
+            },
+            Field::Node,
+        ),
+        (
+            Change::SetInput {
+                node: nodes[0],
+                index: 0,
+                value: Some(t1),
+            },
+            Field::Input(0),
+        ),
+        (
+            Change::AddOutput {
+                graph: main,
+                value: t1,
+            },
+            Field::Value,
+        ),
+        (
+            Change::DeleteNodes {
+                nodes: vec![nodes[0], m.graph(then).nodes[0]],
+                reconnect: false,
+            },
+            Field::Node,
+        ),
+    ];
+    for (change, field) in refused {
+        let e = h.apply_change(&mut m, &change, &mut checked).unwrap_err();
+        assert_eq!(e.field, field, "{change:?}: {e}");
+        assert_eq!(text(&m), before, "{change:?}");
+    }
+    assert_eq!(h.log().len(), 4);
 }
 
 /// `edit` is refused (by `History` and by `replay`) because it would add the error
@@ -676,6 +820,7 @@ fn compound_edits_are_single_steps() {
             expose_all: false,
             prefix: "g".into(),
             function: "local.Guest".into(),
+            domain_versions: vec![],
         },
         &["local.Guest"],
     );

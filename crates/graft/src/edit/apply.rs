@@ -2,9 +2,8 @@
 
 use std::collections::HashSet;
 
-use super::npy::{base64_decode, npy_tensor};
-use super::path::resolve_path;
-use super::{Edit, EditError, Field};
+use super::npy::npy_tensor;
+use super::{Change, EditError, Field};
 use crate::ir::{
     Attribute, GraphId, GraphOwner, Initializer, Model, Node, NodeId, Tensor, Touched, Value,
     ValueDef, ValueId, ValueInfo,
@@ -105,12 +104,6 @@ pub(super) fn err(field: Field, message: impl Into<String>) -> EditError {
     EditError::new(field, message)
 }
 
-/// The attribute a text like `alpha = 0.5` (or `alpha: float = @a`) sets, for an error.
-pub(super) fn attribute_named(text: &str) -> Field {
-    let name = text.split(['=', ':', ',']).next().unwrap_or("").trim();
-    Field::Attribute(name.to_string())
-}
-
 pub(super) fn node_at(model: &Model, g: GraphId, k: usize) -> Result<NodeId, EditError> {
     model.graph(g).nodes.get(k).copied().ok_or_else(|| {
         err(
@@ -121,22 +114,6 @@ pub(super) fn node_at(model: &Model, g: GraphId, k: usize) -> Result<NodeId, Edi
             ),
         )
     })
-}
-
-/// The value named `name` visible from `g` (innermost first).
-fn find_value(model: &Model, g: GraphId, name: &str, field: Field) -> Result<ValueId, EditError> {
-    for scope in model.scope_chain(g) {
-        if let Some(v) = model
-            .defined_in(scope)
-            .find(|&v| model.value(v).name == name)
-        {
-            return Ok(v);
-        }
-    }
-    Err(err(
-        field,
-        format!("no value {name:?} is visible in this graph"),
-    ))
 }
 
 /// Every name used in the scope tree that holds `g`.
@@ -238,7 +215,7 @@ fn output_type(
 
 /// The opset version of `domain` in force in graph `g`: the enclosing function's
 /// import, else the model's.
-fn version_in_force(model: &Model, g: GraphId, domain: &str) -> Option<i64> {
+pub(super) fn version_in_force(model: &Model, g: GraphId, domain: &str) -> Option<i64> {
     let domain = crate::ir::normalize_domain(domain);
     match model.graph(model.scope_root(g)).owner {
         GraphOwner::Function(f) => model
@@ -252,148 +229,69 @@ fn version_in_force(model: &Model, g: GraphId, domain: &str) -> Option<i64> {
     }
 }
 
-/// The type node `n` (in graph `g`) declares for attribute `name`: its schema's, or
-/// for a call of a local function, the function's.
-fn declared_type(model: &Model, g: GraphId, n: NodeId, name: &str) -> Option<crate::ir::AttrType> {
-    let index = crate::ir::FunctionIndex::new(model);
-    if let Some(f) = index.callee(model, n) {
-        return crate::specialize::attribute_type(model, f, name);
-    }
-    let node = model.node(n);
-    let version = version_in_force(model, g, node.domain())?;
-    let schema = crate::schema::lookup(node.domain(), node.op_type(), version)?;
-    schema
-        .attributes
-        .iter()
-        .find(|a| a.name == name)
-        .map(|a| a.ty)
-}
-
-/// Attribute text for node `n`, read with the type the node declares for it when the
-/// text sets one attribute without stating a type: a bad value then reads "alpha
-/// expects a float; `abc` is not one" rather than the parser's view. Anything else
-/// (several attributes, `alpha: float = @a`, an attribute the op lacks) is read as
-/// ONNX text.
-fn parse_set_attribute(
-    model: &Model,
-    g: GraphId,
-    n: NodeId,
-    text: &str,
-) -> Result<Vec<Attribute>, EditError> {
-    let typed = text.split_once('=').and_then(|(name, value)| {
-        let name = name.trim();
-        let ty = crate::ir::is_identifier(name)
-            .then(|| declared_type(model, g, n, name))
-            .flatten()?;
-        let parsed = crate::specialize::parse_call_attribute(name, value, Some(ty));
-        Some((name, ty, parsed))
-    });
-    let as_text = crate::text::parse_attributes(text);
-    match (typed, as_text) {
-        (Some((_, _, Ok(a))), _) => Ok(vec![a]),
-        // Several attributes (each checked by the checker after the edit), or the one
-        // with the declared type in a form only the plain reading takes.
-        (Some((name, ty, Err(_))), Ok(list))
-            if list.len() > 1
-                || list.iter().any(|a| {
-                    a.name() != name || a.value().map(crate::ir::AttrValue::attr_type) == Some(ty)
-                }) =>
-        {
-            Ok(list)
-        }
-        (Some((name, _, Err(message))), _) => Err(err(Field::Attribute(name.to_string()), message)),
-        (None, Ok(list)) if list.is_empty() => {
-            Err(err(attribute_named(text), "no attribute given"))
-        }
-        (None, Ok(list)) => Ok(list),
-        (None, Err(e)) => Err(err(attribute_named(text), attribute_error(text, &e))),
-    }
-}
-
-/// What is wrong with attribute text, in the user's terms: the parser reads it
-/// inside a wrapper, so its messages about what follows the text are left out.
-pub(super) fn attribute_error(text: &str, e: &crate::text::ParseError) -> String {
-    format!(
-        "{text:?} is not an attribute as ONNX text (name = value): {}",
-        e.message
-    )
-}
-
-fn parse_type(text: &str) -> Result<crate::ir::Type, EditError> {
-    crate::text::parse_type(text)
-        .map_err(|e| err(Field::Type, format!("type {text:?}: {}", e.message)))
-}
-
-pub(super) fn apply(model: &mut Model, edit: &Edit) -> Result<Undo, EditError> {
+/// Applies a change whose ids name what is in the model (as [`Change::record`] and
+/// [`Edit::resolve`] make sure).
+pub(super) fn apply(model: &mut Model, change: &Change) -> Result<Undo, EditError> {
     let mut undo = Vec::new();
-    match edit {
-        Edit::SetAttribute {
-            graph,
-            node,
-            attribute,
+    match change {
+        Change::SetAttributes {
+            node: n,
+            attributes,
         } => {
-            let g = resolve_path(model, graph)?;
-            let n = node_at(model, g, *node)?;
-            let attrs = parse_set_attribute(model, g, n, attribute)?;
-            let old = model.node(n).attributes.clone();
+            if attributes.is_empty() {
+                return Err(err(Field::Attribute(String::new()), "no attribute given"));
+            }
+            let old = model.node(*n).attributes.clone();
             let mut new = old.clone();
-            for a in attrs {
+            for a in attributes {
                 match new.iter_mut().find(|b| b.name() == a.name()) {
-                    Some(slot) => *slot = a,
-                    None => new.push(a),
+                    Some(slot) => *slot = a.clone(),
+                    None => new.push(a.clone()),
                 }
             }
-            undo.push(Restore::NodeAttributes(n, old));
-            model.nodes[n].attributes = new;
+            undo.push(Restore::NodeAttributes(*n, old));
+            model.nodes[*n].attributes = new;
         }
-        Edit::RemoveAttribute { graph, node, name } => {
-            let g = resolve_path(model, graph)?;
-            let n = node_at(model, g, *node)?;
-            let old = model.node(n).attributes.clone();
+        Change::RemoveAttribute { node: n, name } => {
+            let old = model.node(*n).attributes.clone();
             if !old.iter().any(|a| a.name() == name) {
                 return Err(err(
                     Field::Attribute(name.clone()),
-                    format!("node {node} has no attribute {name:?}"),
+                    format!("the node has no attribute {name:?}"),
                 ));
             }
-            undo.push(Restore::NodeAttributes(n, old));
-            model.nodes[n].attributes.retain(|a| a.name() != name);
+            undo.push(Restore::NodeAttributes(*n, old));
+            model.nodes[*n].attributes.retain(|a| a.name() != name);
         }
-        Edit::RenameValue { graph, from, to } => {
-            let g = resolve_path(model, graph)?;
-            let v = find_value(model, g, from, Field::Value)?;
-            if from == to {
+        Change::RenameValue { value: v, to } => {
+            if model.value(*v).name == *to {
                 return Ok(Undo(undo));
             }
-            check_new_name(model, g, to)?;
-            undo.push(Restore::ValueName(v, from.clone()));
-            model.values[v].name = to.clone();
+            check_new_name(model, model.value(*v).graph, to)?;
+            undo.push(Restore::ValueName(*v, model.value(*v).name.clone()));
+            model.values[*v].name = to.clone();
         }
-        Edit::RenameNode { graph, node, to } => {
-            let g = resolve_path(model, graph)?;
-            let n = node_at(model, g, *node)?;
-            undo.push(Restore::NodeName(n, model.node(n).name.clone()));
-            model.nodes[n].name = (!to.is_empty()).then(|| to.clone());
+        Change::RenameNode { node: n, to } => {
+            undo.push(Restore::NodeName(*n, model.node(*n).name.clone()));
+            model.nodes[*n].name = (!to.is_empty()).then(|| to.clone());
         }
-        Edit::DeleteNodes {
-            graph,
-            nodes,
-            reconnect,
-        } => {
-            let g = resolve_path(model, graph)?;
-            let mut ids = Vec::new();
-            for &k in nodes {
-                let n = node_at(model, g, k)?;
+        Change::DeleteNodes { nodes, reconnect } => {
+            let mut ids: Vec<NodeId> = Vec::new();
+            for &n in nodes {
                 if !ids.contains(&n) {
                     ids.push(n);
                 }
             }
-            if ids.is_empty() {
+            let Some(&first) = ids.first() else {
                 return Err(err(Field::Node, "no node to delete"));
-            }
+            };
+            let g = model.node(first).graph;
             if *reconnect {
                 // Later deletions first, so that a chain of pass-throughs resolves.
-                for &n in ids.iter().rev() {
+                let mut order = ids.clone();
+                let position = |n: &NodeId| model.graph(g).nodes.iter().position(|x| x == n);
+                order.sort_by_key(position);
+                for &n in order.iter().rev() {
                     let node = model.node(n);
                     let ins: Vec<ValueId> = node.inputs.iter().flatten().copied().collect();
                     let outs: Vec<ValueId> = node.outputs.iter().flatten().copied().collect();
@@ -436,65 +334,43 @@ pub(super) fn apply(model: &mut Model, edit: &Edit) -> Result<Undo, EditError> {
             undo.push(Restore::Nodes(g, model.graph(g).nodes.clone()));
             model.graphs[g].nodes.retain(|n| !ids.contains(n));
         }
-        Edit::AddNode {
-            graph,
-            op_type,
-            domain,
-            inputs,
-            outputs,
-            attributes,
-            defaults,
-            name,
-            at,
-        } => add_node(
-            model, &mut undo, graph, op_type, domain, inputs, outputs, attributes, *defaults, name,
-            *at,
-        )?,
-        Edit::SetInput {
-            graph,
-            node,
+        Change::AddNode { .. } => add_node(model, &mut undo, change)?,
+        Change::SetInput {
+            node: n,
             index,
             value,
         } => {
-            let g = resolve_path(model, graph)?;
-            let n = node_at(model, g, *node)?;
-            let v = if value.is_empty() {
-                None
-            } else {
-                let v = find_value(model, g, value, Field::Input(*index))?;
-                if let Some(p) = producer_position(model, g, v)
-                    && p >= *node
-                {
+            let g = model.node(*n).graph;
+            if let Some(v) = *value
+                && let Some(p) = producer_position(model, g, v)
+            {
+                let k = model.graph(g).nodes.iter().position(|x| x == n);
+                if k.is_some_and(|k| p >= k) {
                     return Err(err(
                         Field::Input(*index),
                         format!(
-                            "{value:?} is computed by node {p}, not before node {node}: connecting it would break the order"
+                            "{:?} is computed by node {p}, not before this node: connecting it would break the order",
+                            model.value(v).name
                         ),
                     ));
                 }
-                Some(v)
-            };
-            let old = model.node(n).inputs.clone();
+            }
+            let old = model.node(*n).inputs.clone();
             let mut new = old.clone();
             if new.len() <= *index {
                 new.resize(index + 1, None);
             }
-            new[*index] = v;
+            new[*index] = *value;
             while new.last() == Some(&None) {
                 new.pop();
             }
-            undo.push(Restore::NodeInputs(n, old));
-            model.nodes[n].inputs = new;
+            undo.push(Restore::NodeInputs(*n, old));
+            model.nodes[*n].inputs = new;
         }
-        Edit::AddInput { graph, name, ty } => {
-            let g = resolve_path(model, graph)?;
+        Change::AddInput { graph: g, name, ty } => {
+            let g = *g;
             check_new_name(model, g, name)?;
             let function = matches!(model.graph(g).owner, GraphOwner::Function(_));
-            let ty = if ty.is_empty() || function {
-                None
-            } else {
-                Some(parse_type(ty)?)
-            };
             let v = model.values.push(Value {
                 name: name.clone(),
                 graph: g,
@@ -503,23 +379,21 @@ pub(super) fn apply(model: &mut Model, edit: &Edit) -> Result<Undo, EditError> {
             undo.push(Restore::Inputs(g, model.graph(g).inputs.clone()));
             model.graphs[g].inputs.push(ValueInfo {
                 value: Some(v),
-                ty,
+                ty: if function { None } else { ty.clone() },
                 ..ValueInfo::default()
             });
         }
-        Edit::RemoveInput { graph, name } => {
-            let g = resolve_path(model, graph)?;
+        Change::RemoveInput { graph: g, value: v } => {
+            let g = *g;
+            let name = &model.value(*v).name;
             let k = model
                 .graph(g)
                 .inputs
                 .iter()
-                .position(|i| i.value.is_some_and(|v| model.value(v).name == *name))
+                .position(|i| i.value == Some(*v))
                 .ok_or_else(|| err(Field::Value, format!("the graph has no input {name:?}")))?;
-            let v = model.graph(g).inputs[k]
-                .value
-                .unwrap_or(ValueId::from_index(0));
-            let used = readers(model, g, v);
-            if !used.is_empty() || model.graph(g).outputs.iter().any(|o| o.value == Some(v)) {
+            let used = readers(model, g, *v);
+            if !used.is_empty() || model.graph(g).outputs.iter().any(|o| o.value == Some(*v)) {
                 return Err(err(
                     Field::Value,
                     format!(
@@ -531,75 +405,81 @@ pub(super) fn apply(model: &mut Model, edit: &Edit) -> Result<Undo, EditError> {
             undo.push(Restore::Inputs(g, model.graph(g).inputs.clone()));
             model.graphs[g].inputs.remove(k);
         }
-        Edit::AddOutput { graph, value } => {
-            let g = resolve_path(model, graph)?;
-            let v = find_value(model, g, value, Field::Value)?;
-            if model.graph(g).outputs.iter().any(|o| o.value == Some(v)) {
-                return Err(err(Field::Value, format!("{value:?} is already an output")));
+        Change::AddOutput { graph: g, value: v } => {
+            let g = *g;
+            if model.graph(g).outputs.iter().any(|o| o.value == Some(*v)) {
+                let name = &model.value(*v).name;
+                return Err(err(Field::Value, format!("{name:?} is already an output")));
             }
-            let ty = output_type(model, g, v)?;
+            let ty = output_type(model, g, *v)?;
             undo.push(Restore::Outputs(g, model.graph(g).outputs.clone()));
             model.graphs[g].outputs.push(ValueInfo {
-                value: Some(v),
+                value: Some(*v),
                 ty,
                 ..ValueInfo::default()
             });
         }
-        Edit::RemoveOutput { graph, name } => {
-            let g = resolve_path(model, graph)?;
+        Change::RemoveOutput { graph: g, value: v } => {
+            let g = *g;
             let k = model
                 .graph(g)
                 .outputs
                 .iter()
-                .position(|o| o.value.is_some_and(|v| model.value(v).name == *name))
-                .ok_or_else(|| err(Field::Value, format!("the graph has no output {name:?}")))?;
+                .position(|o| o.value == Some(*v))
+                .ok_or_else(|| {
+                    let name = &model.value(*v).name;
+                    err(Field::Value, format!("the graph has no output {name:?}"))
+                })?;
             undo.push(Restore::Outputs(g, model.graph(g).outputs.clone()));
             model.graphs[g].outputs.remove(k);
         }
-        Edit::SetType { graph, name, ty } => {
-            let g = resolve_path(model, graph)?;
+        Change::SetType {
+            graph: g,
+            value: v,
+            ty,
+        } => {
+            let g = *g;
             if matches!(model.graph(g).owner, GraphOwner::Function(_)) {
                 return Err(err(
                     Field::Type,
                     "a function's inputs and outputs carry no type in ONNX",
                 ));
             }
-            let ty = parse_type(ty)?;
-            let is = |i: &ValueInfo| i.value.is_some_and(|v| model.value(v).name == *name);
+            let is = |i: &ValueInfo| i.value == Some(*v);
             if let Some(k) = model.graph(g).inputs.iter().position(is) {
                 undo.push(Restore::Inputs(g, model.graph(g).inputs.clone()));
-                model.graphs[g].inputs[k].ty = Some(ty);
+                model.graphs[g].inputs[k].ty = Some(ty.clone());
             } else if let Some(k) = model.graph(g).outputs.iter().position(is) {
                 undo.push(Restore::Outputs(g, model.graph(g).outputs.clone()));
-                model.graphs[g].outputs[k].ty = Some(ty);
+                model.graphs[g].outputs[k].ty = Some(ty.clone());
             } else {
+                let name = &model.value(*v).name;
                 return Err(err(
                     Field::Value,
                     format!("the graph has no input or output {name:?}"),
                 ));
             }
         }
-        Edit::SetInitializer {
-            graph,
-            name,
-            npy_base64,
+        Change::SetInitializer {
+            graph: g,
+            value: v,
+            npy,
         } => {
-            let g = resolve_path(model, graph)?;
+            let g = *g;
             let k = model
                 .graph(g)
                 .initializers
                 .iter()
-                .position(|i| i.value.is_some_and(|v| model.value(v).name == *name))
+                .position(|i| i.value == Some(*v))
                 .ok_or_else(|| {
+                    let name = &model.value(*v).name;
                     err(
                         Field::Value,
                         format!("the graph has no initializer {name:?}"),
                     )
                 })?;
-            let bytes = base64_decode(npy_base64)
-                .map_err(|e| err(Field::Data, format!("npy_base64: {e}")))?;
             let tensor =
-                npy_tensor(&bytes).map_err(|e| err(Field::Data, format!("the .npy file: {e}")))?;
+                npy_tensor(npy).map_err(|e| err(Field::Data, format!("the .npy file: {e}")))?;
             undo.push(Restore::Initializers(
                 g,
                 model.graph(g).initializers.clone(),
@@ -611,36 +491,37 @@ pub(super) fn apply(model: &mut Model, edit: &Edit) -> Result<Undo, EditError> {
                 ..tensor
             };
         }
-        Edit::Specialize { .. }
-        | Edit::SpecializeAll { .. }
-        | Edit::UseOverload { .. }
-        | Edit::ExpandStandard { .. }
-        | Edit::RenameFunction { .. }
-        | Edit::DeleteFunction { .. }
-        | Edit::InlineModel { .. }
-        | Edit::InlineCalls { .. }
-        | Edit::Outline { .. }
-        | Edit::ReplaceModel { .. }
-        | Edit::ReplaceFunction { .. } => super::compound::apply(model, edit, &mut undo)?,
+        Change::Specialize { .. }
+        | Change::SpecializeAll { .. }
+        | Change::UseOverload { .. }
+        | Change::ExpandStandard { .. }
+        | Change::RenameFunction { .. }
+        | Change::DeleteFunction { .. }
+        | Change::InlineModel { .. }
+        | Change::InlineCalls { .. }
+        | Change::Outline { .. }
+        | Change::ReplaceModel { .. }
+        | Change::ReplaceFunction { .. } => super::compound::apply(model, change, &mut undo)?,
     }
     Ok(Undo(undo))
 }
 
-#[allow(clippy::too_many_arguments)]
-fn add_node(
-    model: &mut Model,
-    undo: &mut Vec<Restore>,
-    graph: &str,
-    op_type: &str,
-    domain: &str,
-    inputs: &[String],
-    outputs: &[String],
-    attributes: &str,
-    defaults: bool,
-    name: &str,
-    at: Option<usize>,
-) -> Result<(), EditError> {
-    let g = resolve_path(model, graph)?;
+fn add_node(model: &mut Model, undo: &mut Vec<Restore>, change: &Change) -> Result<(), EditError> {
+    let Change::AddNode {
+        graph: g,
+        op_type,
+        domain,
+        inputs,
+        outputs,
+        attributes,
+        defaults,
+        name,
+        at,
+    } = change
+    else {
+        return Ok(());
+    };
+    let g = *g;
     if op_type.is_empty() {
         return Err(err(Field::Op, "a node needs an op_type"));
     }
@@ -649,7 +530,7 @@ fn add_node(
     let is_function = model.functions.iter().any(|&f| {
         let func = model.function(f);
         crate::ir::normalize_domain(func.domain.as_deref().unwrap_or("")) == domain
-            && func.name.as_deref() == Some(op_type)
+            && func.name.as_deref() == Some(op_type.as_str())
     });
     let Some(version) = version else {
         return Err(err(
@@ -665,13 +546,8 @@ fn add_node(
             format!("no operator {op_type} in domain {domain:?} at opset {version}"),
         ));
     }
-    let mut attrs = if attributes.trim().is_empty() {
-        Vec::new()
-    } else {
-        crate::text::parse_attributes(attributes)
-            .map_err(|e| err(attribute_named(attributes), attribute_error(attributes, &e)))?
-    };
-    if defaults && let Some(s) = schema {
+    let mut attrs = attributes.clone();
+    if *defaults && let Some(s) = schema {
         for a in &s.attributes {
             if let Some(d) = &a.default
                 && !attrs.iter().any(|b| b.name() == a.name)
@@ -684,20 +560,13 @@ fn add_node(
             }
         }
     }
-    let mut ins = Vec::new();
     let mut after = 0;
-    for (k, i) in inputs.iter().enumerate() {
-        if i.is_empty() {
-            ins.push(None);
-            continue;
-        }
-        let v = find_value(model, g, i, Field::Input(k))?;
-        if let Some(p) = producer_position(model, g, v) {
+    for v in inputs.iter().flatten() {
+        if let Some(p) = producer_position(model, g, *v) {
             after = after.max(p + 1);
         }
-        ins.push(Some(v));
     }
-    let position = match at {
+    let position = match *at {
         Some(k) if k < after => {
             return Err(err(
                 Field::Node,
@@ -761,7 +630,7 @@ fn add_node(
         domain: (!domain.is_empty()).then(|| domain.to_string()),
         overload: None,
         name: (!name.is_empty()).then(|| name.to_string()),
-        inputs: ins,
+        inputs: inputs.clone(),
         outputs: Vec::new(),
         attributes: attrs,
         doc_string: None,

@@ -3,161 +3,93 @@
 //! or a function by text), all or nothing, undone by what they changed
 //! ([`ModelDiff`]; replacing the whole model keeps the model before).
 
-use bytes::Bytes;
-
-use super::apply::{Restore, attribute_error, attribute_named, err, node_at};
+use super::apply::{Restore, err};
 use super::diff::ModelDiff;
-use super::npy::base64_decode;
-use super::path::{parse_key, resolve_path};
-use super::{Edit, EditError, Field};
+use super::{Change, EditError, Field};
 use crate::ir::Model;
 
-/// Applies a compound edit (the primitive ones are `apply.rs`'s), recording in `undo`
-/// the model as it was.
+/// Applies a compound change (the primitive ones are `apply.rs`'s), recording in
+/// `undo` what it changed.
 pub(super) fn apply(
     model: &mut Model,
-    edit: &Edit,
+    change: &Change,
     undo: &mut Vec<Restore>,
 ) -> Result<(), EditError> {
-    match edit {
-        Edit::Specialize {
-            graph,
+    match change {
+        Change::Specialize {
             node,
             attributes,
             keep,
         } => {
-            let g = resolve_path(model, graph)?;
-            let n = node_at(model, g, *node)?;
-            let attrs = if attributes.trim().is_empty() {
-                Vec::new()
-            } else {
-                crate::text::parse_attributes(attributes).map_err(|e| {
-                    err(attribute_named(attributes), attribute_error(attributes, &e))
-                })?
-            };
             let options = crate::specialize::SpecializeOptions {
-                keep: keep.iter().map(|k| parse_key(k)).collect(),
+                keep: keep.clone(),
                 only: None,
             };
             compound(model, undo, |m| {
-                crate::specialize::specialize_with(m, n, &attrs, &options).map(|_| ())
+                crate::specialize::specialize_with(m, *node, attributes, &options).map(|_| ())
             })?;
         }
-        Edit::SpecializeAll { function, keep } => {
+        Change::SpecializeAll { function, keep } => {
             let options = crate::specialize::SpecializeOptions {
-                keep: keep.iter().map(|k| parse_key(k)).collect(),
-                only: (!function.is_empty()).then(|| parse_key(function)),
+                keep: keep.clone(),
+                only: function.clone(),
             };
             compound(model, undo, |m| {
                 crate::specialize::specialize_all_with(m, &options).map(|_| ())
             })?;
         }
-        Edit::UseOverload {
-            graph,
-            node,
-            overload,
-        } => {
-            let g = resolve_path(model, graph)?;
-            let n = node_at(model, g, *node)?;
+        Change::UseOverload { node, overload } => {
             compound(model, undo, |m| {
-                crate::specialize::use_overload(m, n, overload)
+                crate::specialize::use_overload(m, *node, overload)
             })?;
         }
-        Edit::ExpandStandard { graph, node } => {
-            let g = resolve_path(model, graph)?;
-            let n = node_at(model, g, *node)?;
+        Change::ExpandStandard { node } => {
             compound(model, undo, |m| {
-                crate::library::expand_standard(m, n).map(|_| ())
+                crate::library::expand_standard(m, *node).map(|_| ())
             })?;
         }
-        Edit::RenameFunction { function, to } => {
-            let to = parse_key(to);
+        Change::RenameFunction { function, to } => {
             compound(model, undo, |m| {
-                crate::library::rename_function(m, &parse_key(function), &to.domain, &to.name)
-                    .map(|_| ())
+                crate::library::rename_function(m, function, &to.domain, &to.name).map(|_| ())
             })?;
         }
-        Edit::DeleteFunction { function } => {
+        Change::DeleteFunction { function } => {
             compound(model, undo, |m| {
-                crate::library::delete_function(m, &parse_key(function))
+                crate::library::delete_function(m, function)
             })?;
         }
-        Edit::InlineModel {
-            graph,
-            guest_base64,
-            bindings,
-            expose,
-            expose_all,
-            prefix,
-            function,
-        } => {
-            let g = resolve_path(model, graph)?;
-            let bytes = base64_decode(guest_base64)
-                .map_err(|e| err(Field::Data, format!("guest_base64: {e}")))?;
-            let guest = crate::import(Bytes::from(bytes))
-                .map_err(|e| err(Field::Data, format!("the guest model: {e}")))?
-                .model;
-            let mode = if function.is_empty() {
-                crate::inline::Mode::Nodes
-            } else {
-                let key = parse_key(function);
-                crate::inline::Mode::Function {
-                    domain: key.domain,
-                    name: key.name,
-                }
-            };
-            let opts = crate::inline::InlineOptions {
-                bindings: bindings.clone(),
-                expose: expose
-                    .iter()
-                    .map(|(o, n)| (o.clone(), (!n.is_empty()).then(|| n.clone())))
-                    .collect(),
-                expose_all: *expose_all,
-                prefix: (!prefix.is_empty()).then(|| prefix.clone()),
-                target: (Some(g) != model.graph).then_some(g),
-                mode,
-                domain_versions: Vec::new(),
-            };
+        Change::InlineModel { guest, options } => {
             compound(model, undo, |m| {
-                crate::inline::inline_model(m, &guest, &opts).map(|_| ())
+                crate::inline::inline_model(m, guest, options).map(|_| ())
             })?;
         }
-        Edit::InlineCalls { function } => {
-            let which = if function.is_empty() {
-                crate::library::Which::All
-            } else {
-                crate::library::Which::Key(parse_key(function))
+        Change::InlineCalls { function } => {
+            let which = match function {
+                None => crate::library::Which::All,
+                Some(key) => crate::library::Which::Key(key.clone()),
             };
             compound(model, undo, |m| {
                 crate::library::inline_calls(m, &which).map(|_| ())
             })?;
         }
-        Edit::Outline {
-            graph,
-            nodes,
-            function,
-        } => {
-            let g = resolve_path(model, graph)?;
-            let ids = nodes
-                .iter()
-                .map(|&k| node_at(model, g, k))
-                .collect::<Result<Vec<_>, _>>()?;
-            let key = parse_key(function);
+        Change::Outline { nodes, function } => {
             compound(model, undo, |m| {
-                crate::library::outline(m, &ids, &key.domain, &key.name).map(|_| ())
+                crate::library::outline(m, nodes, &function.domain, &function.name).map(|_| ())
             })?;
         }
-        Edit::ReplaceModel { text } => {
+        Change::ReplaceModel { text } => {
             let parsed = crate::text::parse_model(text).map_err(text_error)?;
             let mut new = parsed.model;
             new.external_files = model.external_files.clone();
             let before = std::mem::replace(model, new);
             undo.push(Restore::Model(Box::new(before)));
         }
-        Edit::ReplaceFunction { function, text } => {
-            let key = parse_key(function);
+        Change::ReplaceFunction {
+            function: key,
+            text,
+        } => {
             let f = model
-                .find_function(&key)
+                .find_function(key)
                 .ok_or_else(|| err(Field::Function, format!("no local function {key}")))?;
             let parsed = crate::text::parse_function(text).map_err(text_error)?;
             let new_key = parsed
@@ -171,15 +103,16 @@ pub(super) fn apply(
                         "the text holds no function",
                     )
                 })?;
-            if new_key != key && model.find_function(&new_key).is_some() {
+            if new_key != *key && model.find_function(&new_key).is_some() {
                 return Err(err(
                     Field::Function,
                     format!("a function {new_key} already exists"),
                 ));
             }
             let position = model.functions.iter().position(|&g| g == f).unwrap_or(0);
+            let text = parsed.model;
             compound(model, undo, |model| {
-                let (ids, _) = model.absorb(parsed.model);
+                let (ids, _) = model.absorb(text);
                 model.functions.retain(|&g| g != f);
                 for (k, id) in ids.into_iter().enumerate() {
                     model
@@ -189,7 +122,7 @@ pub(super) fn apply(
                 Ok::<(), EditError>(())
             })?;
         }
-        // The primitive edits: `apply.rs`.
+        // The primitive changes: `apply.rs`.
         _ => {}
     }
     Ok(())

@@ -37,13 +37,20 @@
 //!   on the model it was made on.
 //! - **Values in text.** Attributes are ONNX text (`alpha = 0.5`, `axes = [0, 1]`),
 //!   types are ONNX text (`float[N, 3]`), as `graft::text` reads them.
+//! - **Two forms.** An [`Edit`] is the serialized record (the log, `graft apply`). A
+//!   UI makes a [`Change`]: ids (of nodes, values, graphs) and typed values (an
+//!   [`crate::ir::Attribute`], a [`crate::ir::Type`]), read from what the user typed
+//!   by [`read_attributes`] and [`read_type`] at the field. The two convert at the
+//!   edge: [`Edit::resolve`] reads a record against the model, [`Change::record`]
+//!   writes the record of a change (before it applies; an id that names nothing in
+//!   the model is refused there). Every edit is applied as a [`Change`].
 //! - **Undo records, not snapshots.** A primitive edit records only what it changed
 //!   (a node list, a node's inputs or attributes, a name, a graph's inputs or
 //!   outputs); tensor payloads are shared, never copied. Nodes an edit deletes stay in
 //!   the arenas (ids are never reused), so undo puts back the very same ids. The
 //!   compound edits (specialize, inline calls, outline, …) record what they changed:
 //!   the arena entries they modified, as they were, how long each arena was, and the
-//!   model's own fields ([`diff`]); replacing the whole model by text keeps the model
+//!   model's own fields (`diff.rs`); replacing the whole model by text keeps the model
 //!   before.
 //! - **Refusal.** An edit that cannot apply (no such graph, node or value, a name
 //!   already used in the scope tree, a value defined after the node that would read
@@ -57,6 +64,7 @@
 //!   are dropped from it when a new edit is made).
 
 mod apply;
+mod change;
 mod compound;
 mod diff;
 mod npy;
@@ -69,6 +77,7 @@ use crate::diag::{Diagnostic, Severity};
 use crate::ir::{Model, Touched};
 
 pub use apply::Undo;
+pub use change::{Change, read_attributes, read_type, visible_value};
 pub use npy::{base64_encode, npy_tensor};
 pub use path::{graph_path, resolve_path};
 
@@ -228,6 +237,9 @@ pub enum Edit {
         prefix: String,
         #[serde(default)]
         function: String,
+        /// The version to use of a non-default domain both models import.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        domain_versions: Vec<(String, i64)>,
     },
     /// Inlines the calls of one function (`DOMAIN.NAME[:OVERLOAD]`) or, when empty,
     /// of every local function.
@@ -416,26 +428,40 @@ pub enum Field {
     Edit,
 }
 
-/// Applies one edit; on success, what undoes it. This is the bare edit: it does not
-/// hold the model to the checker ([`apply_checked`] does, and so do [`History`] and
-/// [`replay`]).
+/// Applies one edit (a record, resolved against `model`); on success, what undoes
+/// it. This is the bare edit: it does not hold the model to the checker
+/// ([`apply_checked`] does, and so do [`History`] and [`replay`]).
 pub fn apply(model: &mut Model, edit: &Edit) -> Result<Undo, EditError> {
-    apply::apply(model, edit)
+    let change = edit.resolve(model)?;
+    apply::apply(model, &change)
 }
 
-/// Applies one edit only when it leaves the model no worse by the checker: no more
+/// Applies one change only when it leaves the model no worse by the checker: no more
 /// errors than before (on a clean model, none). `checked` is the check of `model`;
 /// on success it is the check of the edited model (brought up to date with what the
-/// edit touched), and the edit's undo record and what it touched are returned. An
-/// edit that would add an error is undone and refused, naming the first new error;
-/// the model and `checked` are as they were.
+/// change touched), and the change's record (for the log), its undo record and what
+/// it touched are returned. A change whose ids name nothing in the model, or that
+/// would add an error, is refused, naming the id or the first new error; the model
+/// and `checked` are as they were.
 pub fn apply_checked(
     model: &mut Model,
-    edit: &Edit,
+    change: &Change,
+    checked: &mut Checked,
+) -> Result<(Edit, Undo, Touched), EditError> {
+    let record = change.record(model)?;
+    let (u, touched) = held_to_checker(model, change, checked)?;
+    Ok((record, u, touched))
+}
+
+/// Applies a change (its ids checked) and keeps it only when the checker finds no
+/// more errors than before.
+fn held_to_checker(
+    model: &mut Model,
+    change: &Change,
     checked: &mut Checked,
 ) -> Result<(Undo, Touched), EditError> {
     let before = checked.errors();
-    let u = apply(model, edit)?;
+    let u = apply::apply(model, change)?;
     let touched = u.touched(model);
     let mut after = checked.clone();
     after.update(model, &touched);
@@ -477,9 +503,11 @@ pub fn replay(model: &mut Model, json: &str) -> Result<usize, EditError> {
         .map_err(|e| EditError::new(Field::Edit, format!("the edit log: {e}")))?;
     let mut checked = Checked::new(model);
     for (k, e) in edits.iter().enumerate() {
-        apply_checked(model, e, &mut checked).map_err(|e| {
-            EditError::new(e.field, format!("edit {} of the log: {}", k + 1, e.message))
-        })?;
+        e.resolve(model)
+            .and_then(|change| held_to_checker(model, &change, &mut checked))
+            .map_err(|e| {
+                EditError::new(e.field, format!("edit {} of the log: {}", k + 1, e.message))
+            })?;
     }
     Ok(edits.len())
 }
@@ -501,14 +529,29 @@ impl History {
     }
 
     /// [`History::apply`] with `checked`, the check of `model`, brought up to date
-    /// (see [`apply_checked`]).
+    /// (see [`apply_checked`]). The edit, as given, is its record in the log.
     pub fn apply_checked(
         &mut self,
         model: &mut Model,
         edit: Edit,
         checked: &mut Checked,
     ) -> Result<Touched, EditError> {
-        let (u, touched) = apply_checked(model, &edit, checked)?;
+        let change = edit.resolve(model)?;
+        let (u, touched) = held_to_checker(model, &change, checked)?;
+        self.done.push((edit, u));
+        self.undone.clear();
+        Ok(touched)
+    }
+
+    /// Applies a change made by ids (a UI's) as [`History::apply_checked`] does; its
+    /// record in the log is [`Change::record`]'s.
+    pub fn apply_change(
+        &mut self,
+        model: &mut Model,
+        change: &Change,
+        checked: &mut Checked,
+    ) -> Result<Touched, EditError> {
+        let (edit, u, touched) = apply_checked(model, change, checked)?;
         self.done.push((edit, u));
         self.undone.clear();
         Ok(touched)

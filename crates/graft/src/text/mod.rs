@@ -149,6 +149,18 @@ pub fn parse_type(text: &str) -> Result<crate::ir::Type, ParseError> {
     Ok(ty)
 }
 
+/// Prints a type in the form [`parse_type`] reads back.
+///
+/// ```
+/// let t = graft::text::parse_type("float[N, 3]").unwrap();
+/// assert_eq!(graft::text::parse_type(&graft::text::print_type(&t)).unwrap(), t);
+/// ```
+pub fn print_type(ty: &crate::ir::Type) -> String {
+    let mut out = String::new();
+    write::write_ann_type(&mut out, ty);
+    out
+}
+
 /// Parses one function (`<header> name <attrs> (inputs) => (outputs) {nodes}`) into a
 /// model that holds only it, as `model.functions[0]`.
 pub fn parse_function(text: &str) -> Result<Imported, ParseError> {
