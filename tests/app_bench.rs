@@ -136,6 +136,9 @@ struct Interaction {
     /// Renames of the node (the view is built again) and their undos.
     rename_ms: Vec<f64>,
     rename_undo_ms: Vec<f64>,
+    /// Preview updates of the inline dialog (a new prefix typed), with the bundled
+    /// MLP dropped on the open model.
+    inline_preview_ms: Vec<f64>,
     error: String,
 }
 
@@ -904,12 +907,15 @@ const EDIT_NODE: &str = "b20/Mul";
 /// Attribute edits (each undone) per run.
 const EDIT_ROUNDS: usize = 10;
 /// Renames (each undone) per run.
-const RENAME_ROUNDS: usize = 3;
+const RENAME_ROUNDS: usize = 10;
+/// Inline preview updates per run.
+const INLINE_ROUNDS: usize = 5;
 
 /// Edits on the open model as a user makes them: the search finds [`EDIT_NODE`] and
 /// selects it; it is renamed and that undone ([`RENAME_ROUNDS`] times); a LeakyRelu is
 /// added after it, and its `alpha` set in the node editor and undone with Ctrl+Z
-/// ([`EDIT_ROUNDS`] times). Each is timed by
+/// ([`EDIT_ROUNDS`] times); a model is dropped to inline and its preview updated
+/// ([`INLINE_ROUNDS`] times). Each is timed by
 /// the app (`edit_ms`, `undo_ms`: from the handler to the next frame painted, so
 /// apply, inference, checks, view, layout and drawing).
 fn edit_timings(browser: &Browser, out: &mut Interaction) -> Result<(), String> {
@@ -991,6 +997,25 @@ fn edit_timings(browser: &Browser, out: &mut Interaction) -> Result<(), String> 
         out.undo_ms.push(timed("undo_ms", &undo)?);
         drawn(&alpha, false)?;
     }
+    // The inline dialog: the bundled MLP dropped on the open model, its prefix changed
+    // (each change inlines again, checks, lays out and draws the preview), then Cancel.
+    graft_tests::webdriver::drop_file(
+        browser,
+        "examples/mlp.onnx",
+        "mlp.onnx",
+        &testid("drop-inline"),
+    )?;
+    browser.wait_for(&testid("inline-summary"), wait)?;
+    for k in 0..INLINE_ROUNDS {
+        let field = browser.wait_for(&testid("inline-prefix"), wait)?;
+        let prefix = format!("guest{k}");
+        let text = format!("{SELECT_ALL}{prefix}\u{E004}");
+        out.inline_preview_ms.push(timed("inline_preview_ms", &|| {
+            browser.send_keys(&field, &text)
+        })?);
+        drawn(&prefix, true)?;
+    }
+    browser.click(&browser.wait_for(&testid("inline-cancel"), wait)?)?;
     Ok(())
 }
 
@@ -1120,12 +1145,13 @@ fn print_interaction(run: usize, i: &Interaction) {
             String::new()
         } else {
             format!(
-                "; set attribute {:.1} ms, undo {:.1} ms (medians of {}); rename {:.1} ms, undo {:.1} ms",
+                "; set attribute {:.1} ms, undo {:.1} ms (medians of {}); rename {:.1} ms, undo {:.1} ms; inline preview {:.1} ms",
                 median(i.edit_ms.clone()).unwrap_or(f64::NAN),
                 median(i.undo_ms.clone()).unwrap_or(f64::NAN),
                 i.edit_ms.len(),
                 median(i.rename_ms.clone()).unwrap_or(f64::NAN),
                 median(i.rename_undo_ms.clone()).unwrap_or(f64::NAN),
+                median(i.inline_preview_ms.clone()).unwrap_or(f64::NAN),
             )
         },
         if i.error.is_empty() {
@@ -1239,8 +1265,9 @@ fn markdown(results: &[ModelResult], with_netron: bool) -> String {
     if !inter.is_empty() {
         s.push_str(
             "\n| model (Graft) | expand one section, median ms | idle fps | drag fps, median | \
-             worst drag frame ms | set attribute ms | its undo ms | rename node ms | its undo ms |\n\
-             |---|---:|---:|---:|---:|---:|---:|---:|---:|\n",
+             worst drag frame ms | set attribute ms | its undo ms | rename node ms | its undo ms | \
+             inline preview update ms |\n\
+             |---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
         );
         for (model, _, _, i) in inter {
             let expand = median(i.iter().filter_map(|x| x.expand_ms).collect());
@@ -1259,7 +1286,7 @@ fn markdown(results: &[ModelResult], with_netron: bool) -> String {
                 median(i.iter().flat_map(|x| pick(x).iter().copied()).collect())
             };
             s.push_str(&format!(
-                "| {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
+                "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
                 model.name,
                 f(expand, 1),
                 f(idle, 1),
@@ -1269,6 +1296,7 @@ fn markdown(results: &[ModelResult], with_netron: bool) -> String {
                 f(all(|x| &x.undo_ms), 1),
                 f(all(|x| &x.rename_ms), 1),
                 f(all(|x| &x.rename_undo_ms), 1),
+                f(all(|x| &x.inline_preview_ms), 1),
             ));
         }
     }
@@ -1336,6 +1364,7 @@ fn to_json(results: &[ModelResult], runs: usize) -> Value {
                 "set_attribute_undo_ms": i.undo_ms,
                 "rename_node_ms": i.rename_ms,
                 "rename_node_undo_ms": i.rename_undo_ms,
+                "inline_preview_ms": i.inline_preview_ms,
                 "error": i.error,
             })).collect::<Vec<_>>(),
         })).collect::<Vec<_>>(),

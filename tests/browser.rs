@@ -848,40 +848,9 @@ fn open_library_entry(app: &App) {
     app.browser.click(&name).unwrap();
 }
 
-/// Drops `file` (served by the app) on the element `selector`, as a person dragging it
-/// there would: dragenter and dragover on the page, then the drop on the element.
+/// Drops `url` (served by the app) as `name` on the element `selector`.
 fn drop_file(app: &App, url: &str, name: &str, selector: &str) {
-    let shown = app
-        .browser
-        .execute_async(
-            r#"
-            const [url, name, done] = arguments;
-            fetch(url).then(r => r.arrayBuffer()).then(buffer => {
-                const transfer = new DataTransfer();
-                transfer.items.add(new File([buffer], name));
-                window.__graftDrop = transfer;
-                const target = document.querySelector("main");
-                target.dispatchEvent(new DragEvent("dragenter", { dataTransfer: transfer, bubbles: true, cancelable: true }));
-                target.dispatchEvent(new DragEvent("dragover", { dataTransfer: transfer, bubbles: true, cancelable: true }));
-                requestAnimationFrame(() => done(!!document.querySelector('[data-testid="drop-zone"]')));
-            });
-            "#,
-            vec![json!(url), json!(name)],
-        )
-        .unwrap();
-    assert_eq!(shown, json!(true), "the drop zones show");
-    let dropped = app
-        .browser
-        .execute(
-            r#"const zone = document.querySelector(arguments[0]);
-               if (!zone) return false;
-               zone.dispatchEvent(new DragEvent("drop",
-                 { dataTransfer: window.__graftDrop, bubbles: true, cancelable: true }));
-               return true;"#,
-            vec![json!(selector)],
-        )
-        .unwrap();
-    assert_eq!(dropped, json!(true), "{selector} is on the page");
+    graft_tests::webdriver::drop_file(&app.browser, url, name, selector).unwrap();
 }
 
 /// The native checks of an exported file: Graft imports it and its checker finds no

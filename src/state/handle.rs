@@ -239,20 +239,29 @@ impl AppState {
         });
     }
 
+    /// A change of the inline dialog's choices; publishes `inline_preview_ms`, from the
+    /// change to the preview painted (inline again, check, view, layout, draw).
+    fn inline_choice(self, f: impl FnOnce(&mut Session)) {
+        self.timed("inline_preview_ms", |s| {
+            f(s);
+            true
+        });
+    }
+
     pub fn inline_bind(self, index: usize, value: Option<String>) {
-        self.change(|s| s.inline_bind(index, value));
+        self.inline_choice(|s| s.inline_bind(index, value));
     }
 
     pub fn inline_expose(self, index: usize, exposed: bool) {
-        self.change(|s| s.inline_expose(index, exposed));
+        self.inline_choice(|s| s.inline_expose(index, exposed));
     }
 
     pub fn inline_prefix(self, prefix: String) {
-        self.change(|s| s.inline_prefix(prefix));
+        self.inline_choice(|s| s.inline_prefix(prefix));
     }
 
     pub fn inline_as_function(self, function: Option<String>) {
-        self.change(|s| s.inline_as_function(function));
+        self.inline_choice(|s| s.inline_as_function(function));
     }
 
     pub fn inline_candidates(self, index: usize) -> Vec<graft::inline::Candidate> {

@@ -2,16 +2,17 @@
 //! preview, Apply (one undoable step) and Cancel.
 //!
 //! While the dialog is open the preview *is* the open model: the canvas, search and
-//! properties work on it unchanged, and the host as it was waits in the draft. Each
-//! change of a choice inlines again into a fresh copy of that host (tensor payloads
-//! are shared, not copied). An inline that fails shows its error in the dialog and
-//! keeps the last good preview (or the host itself) on the canvas.
+//! properties work on it unchanged. The preview is the host with the guest inlined in
+//! place, and each change of a choice undoes that inline (it only appended to the
+//! host, so undoing truncates) and inlines again: the host is never copied. An
+//! inline that fails shows its error in the dialog and keeps the last good preview
+//! (inlined again, the same as before) or the host itself on the canvas.
 
 use std::collections::HashSet;
 
 use graft::Model;
 use graft::hash::FxBuild;
-use graft::inline::{Candidate, InlineOptions, Mode};
+use graft::inline::{Candidate, InlineOptions, InlineUndo, Mode};
 use graft::ir::NodeId;
 use graft::view::{Item, ItemKind};
 
@@ -32,8 +33,15 @@ pub(super) struct Draft {
     prefix: String,
     /// `Some("domain.name")`: import the guest as that local function.
     as_function: Option<String>,
-    /// The host as it was before the dialog opened.
-    host: OpenModel,
+    /// While a preview is shown: the host's view, check and inference as they were
+    /// before the dialog opened (its model is the open one, with the preview undone).
+    /// `None`: the open model is the host itself.
+    host: Option<OpenModel>,
+    host_name: String,
+    /// The inline the open model shows, and what undoes it.
+    shown: Option<(InlineOptions, InlineUndo)>,
+    /// Per guest input, the host values it may read (worked out on the host).
+    candidates: Vec<Vec<Candidate>>,
     error: Option<String>,
     /// Nodes the preview added (highlighted), and the prefix their names start with.
     added: HashSet<NodeId, FxBuild>,
@@ -107,9 +115,13 @@ impl Session {
             .and_then(|g| guest.graph(g).name.clone())
             .filter(|n| !n.is_empty())
             .unwrap_or_else(|| guest_name.trim_end_matches(".onnx").to_string());
-        let Some(host) = self.open.take() else {
+        let Some(host) = self.open.as_ref() else {
             return Err("Open a model to inline into first.".into());
         };
+        let candidates = inputs
+            .iter()
+            .map(|(input, _)| graft::inline::binding_candidates(&host.model, &guest, input))
+            .collect();
         self.draft = Some(Draft {
             guest_name,
             bindings: vec![None; inputs.len()],
@@ -119,7 +131,10 @@ impl Session {
             guest: std::sync::Arc::new(guest),
             prefix,
             as_function: None,
-            host,
+            host: None,
+            host_name: host.name.clone(),
+            shown: None,
+            candidates,
             error: None,
             added: HashSet::default(),
         });
@@ -127,24 +142,47 @@ impl Session {
         Ok(())
     }
 
-    /// Inlines the draft's guest into a copy of the host and shows the result.
+    /// The host model, out of the open one (the preview undone), with the options
+    /// of the preview that was shown and the open view it was shown in.
+    fn take_host(&mut self) -> Option<(Model, Option<InlineOptions>, OpenModel)> {
+        let draft = self.draft.as_mut()?;
+        let mut shown = self.open.take()?;
+        let mut model = std::mem::take(&mut shown.model);
+        let previous = draft.shown.take().map(|(options, undo)| {
+            undo.undo(&mut model);
+            options
+        });
+        Some((model, previous, shown))
+    }
+
+    /// Inlines the draft's guest into the host, in place, and shows the result.
     fn preview(&mut self) {
         let Some(draft) = self.draft.as_mut() else {
             return;
         };
-        let options = draft.options();
         if let Some(f) = draft.as_function.as_deref()
             && !f.contains('.')
         {
             draft.error = Some(format!("{f:?}: name the function DOMAIN.NAME"));
             return;
         }
-        let mut model = draft.host.model.clone();
-        match graft::inline::inline_model(&mut model, &draft.guest, &options) {
-            Ok(report) => {
+        let options = draft.options();
+        let Some((mut model, previous, mut shown)) = self.take_host() else {
+            return;
+        };
+        let Some(draft) = self.draft.as_mut() else {
+            return;
+        };
+        match graft::inline::inline_model_undoable(&mut model, &draft.guest, &options) {
+            Ok((report, undo)) => {
                 draft.error = None;
                 draft.added = report.nodes.iter().copied().collect();
-                let host = &draft.host;
+                draft.shown = Some((options, undo));
+                // The host's view is kept for Cancel; a preview's is dropped.
+                let host = match draft.host.take() {
+                    Some(host) => host,
+                    None => shown,
+                };
                 let checked = graft::check::Checked::new(&model);
                 self.open = Some(open_model(
                     host.name.clone(),
@@ -153,19 +191,34 @@ impl Session {
                     host.imported.clone(),
                     checked,
                 ));
+                draft.host = Some(host);
             }
             Err(e) => {
                 draft.error = Some(e.to_string());
-                if self.open.is_none() {
-                    let host = &draft.host;
-                    draft.added.clear();
-                    self.open = Some(open_model(
-                        host.name.clone(),
-                        host.origin,
-                        host.model.clone(),
-                        host.imported.clone(),
-                        host.checked.clone(),
-                    ));
+                // The last good preview again (it inlined before, so it does now), in
+                // the view it was shown in; else the host.
+                let again = previous.and_then(|options| {
+                    let inlined =
+                        graft::inline::inline_model_undoable(&mut model, &draft.guest, &options);
+                    inlined.ok().map(|(_, undo)| (options, undo))
+                });
+                match (again, draft.host.take()) {
+                    (Some(again), host) => {
+                        draft.shown = Some(again);
+                        draft.host = host;
+                        shown.model = model;
+                        self.open = Some(shown);
+                    }
+                    (None, Some(mut host)) => {
+                        draft.added.clear();
+                        host.model = model;
+                        self.open = Some(host);
+                    }
+                    (None, None) => {
+                        draft.added.clear();
+                        shown.model = model;
+                        self.open = Some(shown);
+                    }
                 }
             }
         }
@@ -216,42 +269,66 @@ impl Session {
             guest: draft.guest.clone(),
             options: draft.options(),
         };
+        let Some((mut model, previous, mut shown)) = self.take_host() else {
+            return Err("No inline is being set up.".into());
+        };
         let Some(mut draft) = self.draft.take() else {
             return Err("No inline is being set up.".into());
         };
-        let mut model = std::mem::take(&mut draft.host.model);
-        let checked = &mut draft.host.checked;
-        let touched = match self.edits.apply_change(&mut model, &change, checked) {
-            Ok(touched) => touched,
-            Err(e) => {
-                draft.host.model = model;
-                let message = e.to_string();
-                self.draft = Some(draft);
-                return Err(message);
-            }
+        // The host's check (the open view's, when no preview is shown), brought up
+        // to date by the edit.
+        let mut host = draft.host.take();
+        let checked = match host.as_mut() {
+            Some(host) => &mut host.checked,
+            None => &mut shown.checked,
         };
-        // The preview on the canvas is what the edit gave: its groups stay open. The
-        // check is the one brought up to date by the edit.
-        match self.open.as_mut() {
-            None => self.open = Some(draft.host),
-            Some(open) => open.checked = draft.host.checked,
+        match self.edits.apply_change(&mut model, &change, checked) {
+            Ok(touched) => {
+                // The preview on the canvas is what the edit gave: its groups stay
+                // open.
+                if let Some(host) = host {
+                    shown.checked = host.checked;
+                }
+                self.open = Some(shown);
+                self.show_edited(model, &touched, None, true);
+                Ok(())
+            }
+            Err(e) => {
+                // Back as it was: the preview inlined again.
+                if let Some(options) = previous
+                    && let Ok((_, undo)) =
+                        graft::inline::inline_model_undoable(&mut model, &draft.guest, &options)
+                {
+                    draft.shown = Some((options, undo));
+                }
+                draft.host = host;
+                shown.model = model;
+                self.open = Some(shown);
+                self.draft = Some(draft);
+                Err(e.to_string())
+            }
         }
-        self.show_edited(model, &touched, None, true);
-        Ok(())
     }
 
     /// Closes the dialog; the host comes back as it was.
     pub fn cancel_inline(&mut self) {
-        if let Some(draft) = self.draft.take() {
-            self.open = Some(draft.host);
-        }
+        let Some((model, _, shown)) = self.take_host() else {
+            self.draft = None;
+            return;
+        };
+        let mut host = match self.draft.take().and_then(|d| d.host) {
+            Some(host) => host,
+            None => shown,
+        };
+        host.model = model;
+        self.open = Some(host);
     }
 
     pub fn inline_view(&self) -> Option<InlineView> {
         let d = self.draft.as_ref()?;
         Some(InlineView {
             guest: d.guest_name.clone(),
-            host: d.host.name.clone(),
+            host: d.host_name.clone(),
             inputs: d
                 .inputs
                 .iter()
@@ -276,10 +353,7 @@ impl Session {
         let Some(d) = self.draft.as_ref() else {
             return Vec::new();
         };
-        let Some((input, _)) = d.inputs.get(index) else {
-            return Vec::new();
-        };
-        graft::inline::binding_candidates(&d.host.model, &d.guest, input)
+        d.candidates.get(index).cloned().unwrap_or_default()
     }
 
     /// Whether the canvas should highlight `item` as added by the preview: a node it
@@ -348,6 +422,14 @@ mod tests {
         assert!(error.contains("layer0.weight"), "{error}");
         assert!(session.apply_inline().is_err());
         assert!(session.inline_view().is_some(), "the dialog stays");
+        assert_eq!(nodes(&session), 2 * host_nodes, "the last good preview stays");
+        assert_eq!(session.inline_view().unwrap().added, host_nodes);
+        // Each change inlines again in place: nothing piles up in the arenas.
+        for prefix in ["a", "b", "c"] {
+            session.inline_prefix(prefix.into());
+            assert_eq!(nodes(&session), 2 * host_nodes, "{prefix}");
+        }
+        session.inline_prefix("mlp".into());
 
         session.inline_bind(0, Some("x".into()));
         assert_eq!(session.inline_view().unwrap().error, None);

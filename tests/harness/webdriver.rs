@@ -552,6 +552,42 @@ fn base64_decode(text: &str) -> Option<Vec<u8>> {
     Some(out)
 }
 
+/// Drops `url` (a file the page's server serves) as a file named `name` on the
+/// element `selector`, as a person dragging it there would: dragenter and dragover
+/// on the page (the drop zones show), then the drop on the element.
+pub fn drop_file(browser: &Browser, url: &str, name: &str, selector: &str) -> Result<(), String> {
+    let shown = browser.execute_async(
+        r#"
+        const [url, name, done] = arguments;
+        fetch(url).then(r => r.arrayBuffer()).then(buffer => {
+            const transfer = new DataTransfer();
+            transfer.items.add(new File([buffer], name));
+            window.__graftDrop = transfer;
+            const target = document.querySelector("main");
+            target.dispatchEvent(new DragEvent("dragenter", { dataTransfer: transfer, bubbles: true, cancelable: true }));
+            target.dispatchEvent(new DragEvent("dragover", { dataTransfer: transfer, bubbles: true, cancelable: true }));
+            requestAnimationFrame(() => done(!!document.querySelector('[data-testid="drop-zone"]')));
+        });
+        "#,
+        vec![json!(url), json!(name)],
+    )?;
+    if shown != json!(true) {
+        return Err("the drop zones do not show".into());
+    }
+    let dropped = browser.execute(
+        r#"const zone = document.querySelector(arguments[0]);
+           if (!zone) return false;
+           zone.dispatchEvent(new DragEvent("drop",
+             { dataTransfer: window.__graftDrop, bubbles: true, cancelable: true }));
+           return true;"#,
+        vec![json!(selector)],
+    )?;
+    if dropped != json!(true) {
+        return Err(format!("{selector} is not on the page"));
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     #[test]

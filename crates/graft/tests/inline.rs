@@ -99,8 +99,18 @@ fn run(case: &str, parts: &[Section], line: &str) -> Result<String, String> {
             guest.external_files.clear();
         }
         let before = graft::text::print_model(&host);
-        match inline_model(&mut host, &guest, &step.opts) {
-            Ok(report) => verify(&host, &report)?,
+        let bytes = graft::export(&host, &graft::ExportOptions::default());
+        match graft::inline::inline_model_undoable(&mut host, &guest, &step.opts) {
+            Ok((report, undo)) => {
+                verify(&host, &report)?;
+                // Its undo gives back the very host.
+                let inlined = host.clone();
+                undo.undo(&mut host);
+                if graft::export(&host, &graft::ExportOptions::default()) != bytes {
+                    return Err("undoing the inline does not give back the host".into());
+                }
+                host = inlined;
+            }
             Err(e) => {
                 if graft::text::print_model(&host) != before {
                     return Err(format!("the host changed although inlining failed: {e}"));

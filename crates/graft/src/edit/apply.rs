@@ -26,6 +26,8 @@ pub(super) enum Restore {
     Initializers(GraphId, Vec<Initializer>),
     /// What a compound edit changed ([`super::diff::ModelDiff`]).
     Diff(Box<super::diff::ModelDiff>),
+    /// What an inlined model appended ([`crate::inline::InlineUndo`]).
+    Inline(crate::inline::InlineUndo),
     Model(Box<Model>),
 }
 
@@ -72,7 +74,7 @@ impl Undo {
                 | Restore::Outputs(g, _)
                 | Restore::ValueInfo(g, _)
                 | Restore::Initializers(g, _) => t.graph(*g),
-                Restore::Model(_) | Restore::Diff(_) => t.whole = true,
+                Restore::Model(_) | Restore::Diff(_) | Restore::Inline(_) => t.whole = true,
             }
         }
         t.attributes
@@ -95,6 +97,7 @@ pub(super) fn undo(model: &mut Model, undo: Undo) {
             Restore::ValueInfo(g, list) => model.graphs[g].value_info = list,
             Restore::Initializers(g, list) => model.graphs[g].initializers = list,
             Restore::Diff(d) => d.restore(model),
+            Restore::Inline(u) => u.undo(model),
             Restore::Model(m) => *model = *m,
         }
     }

@@ -58,10 +58,11 @@ pub(super) fn apply(
                 crate::library::delete_function(m, function)
             })?;
         }
+        // It only appends to the host: undone by truncating, with no copy.
         Change::InlineModel { guest, options } => {
-            compound(model, undo, |m| {
-                crate::inline::inline_model(m, guest, options).map(|_| ())
-            })?;
+            let (_, u) = crate::inline::inline_model_undoable(model, guest, options)
+                .map_err(|e| err(Field::Edit, e.to_string()))?;
+            undo.push(Restore::Inline(u));
         }
         Change::InlineCalls { function } => {
             let which = match function {

@@ -206,6 +206,17 @@ pub fn inline_model(
     guest: &Model,
     opts: &InlineOptions,
 ) -> Result<InlineReport, InlineError> {
+    inline_model_undoable(host, guest, opts).map(|(report, _)| report)
+}
+
+/// [`inline_model`], and what undoes it: without copying the host (the inline only
+/// appends to it), except when the host's opset is converted, which works on a copy
+/// anyway (the undo then keeps the host as it was).
+pub fn inline_model_undoable(
+    host: &mut Model,
+    guest: &Model,
+    opts: &InlineOptions,
+) -> Result<(InlineReport, InlineUndo), InlineError> {
     // The host side's version is the one in force where the guest lands: the
     // model's, or the enclosing function's own import when the target is (inside) a
     // function body.
@@ -227,13 +238,17 @@ pub fn inline_model(
             .or_else(|| host.opset_version("")),
         None => host.opset_version(""),
     };
-    let (Some(h), Some(g)) = (host_version, guest.opset_version("")) else {
+    let in_place = |host: &mut Model, guest: &Model, converted: Vec<String>| {
         let staged = plan::plan(host, guest, opts)?;
-        return Ok(staged.apply(host));
+        let (mut report, rewind) = staged.apply(host);
+        report.converted = converted;
+        Ok((report, InlineUndo(Undoing::Rewind(rewind))))
+    };
+    let (Some(h), Some(g)) = (host_version, guest.opset_version("")) else {
+        return in_place(host, guest, Vec::new());
     };
     if h == g {
-        let staged = plan::plan(host, guest, opts)?;
-        return Ok(staged.apply(host));
+        return in_place(host, guest, Vec::new());
     }
     let target = h.max(g);
     let mut converted = Vec::new();
@@ -288,13 +303,31 @@ pub fn inline_model(
             "host converted from opset {h} to {target}: {report}"
         ));
         let staged = plan::plan(&work, guest, opts)?;
-        let mut report = staged.apply(&mut work);
-        *host = work;
+        let (mut report, _) = staged.apply(&mut work);
+        let before = std::mem::replace(host, work);
         report.converted = converted;
-        return Ok(report);
+        return Ok((report, InlineUndo(Undoing::Whole(Box::new(before)))));
     }
-    let staged = plan::plan(host, guest, opts)?;
-    let mut report = staged.apply(host);
-    report.converted = converted;
-    Ok(report)
+    in_place(host, guest, converted)
+}
+
+/// What undoes an inline ([`inline_model_undoable`]).
+#[derive(Clone, Debug)]
+pub struct InlineUndo(Undoing);
+
+#[derive(Clone, Debug)]
+enum Undoing {
+    Rewind(plan::Rewind),
+    Whole(Box<Model>),
+}
+
+impl InlineUndo {
+    /// Puts `host` back as it was before the inline; `host` must be as the inline
+    /// left it.
+    pub fn undo(self, host: &mut Model) {
+        match self.0 {
+            Undoing::Rewind(r) => r.undo(host),
+            Undoing::Whole(before) => *host = *before,
+        }
+    }
 }

@@ -62,7 +62,39 @@ pub(super) struct Staged {
 
 impl Staged {
     /// Appends everything to the host. Cannot fail: all checks were made.
-    pub(super) fn apply(self, host: &mut Model) -> InlineReport {
+    pub(super) fn apply(self, host: &mut Model) -> (InlineReport, Rewind) {
+        let t = &host.graphs[self.target];
+        let rewind = Rewind {
+            arenas: [
+                host.graphs.len(),
+                host.nodes.len(),
+                host.values.len(),
+                host.function_arena.len(),
+            ],
+            target: self.target,
+            lists: [
+                t.nodes.len(),
+                t.inputs.len(),
+                t.outputs.len(),
+                t.value_info.len(),
+                t.initializers.len(),
+                t.sparse_initializers.len(),
+                t.quantization_annotation.len(),
+                t.metadata_props.len(),
+            ],
+            function: self.target_function.as_ref().map(|(f, _)| {
+                let function = &host.function_arena[*f];
+                (
+                    *f,
+                    function.opset_import.clone(),
+                    function.metadata_props.len(),
+                )
+            }),
+            opset_import: host.opset_import.clone(),
+            ir_version: host.ir_version,
+            model_metadata: host.metadata_props.len(),
+            functions: host.functions.len(),
+        };
         host.graphs.reserve(self.graphs.len());
         for g in self.graphs {
             host.graphs.push(g);
@@ -99,7 +131,59 @@ impl Staged {
         host.ir_version = self.ir_version;
         host.metadata_props.extend(self.model_metadata);
         host.functions.extend(self.new_functions);
-        self.report
+        (self.report, rewind)
+    }
+}
+
+/// What undoes [`Staged::apply`]: it only appends (to the arenas, to the target
+/// graph's lists, to the function list and metadata) and replaces the opset imports
+/// and the IR version, so undo is truncating to the lengths before and putting those
+/// back. Nothing is copied but the opset imports.
+#[derive(Clone, Debug)]
+pub(super) struct Rewind {
+    /// Graphs, nodes, values, functions.
+    arenas: [usize; 4],
+    target: GraphId,
+    /// The target graph's nodes, inputs, outputs, value_info, initializers, sparse
+    /// initializers, quantization annotations and metadata.
+    lists: [usize; 8],
+    /// The function whose body holds the target: its opset imports and metadata length.
+    function: Option<(FunctionId, Vec<OpsetId>, usize)>,
+    opset_import: Vec<OpsetId>,
+    ir_version: Option<i64>,
+    model_metadata: usize,
+    functions: usize,
+}
+
+impl Rewind {
+    /// Puts `host` back as it was before the apply (it must be as the apply left it).
+    pub(super) fn undo(self, host: &mut Model) {
+        let [graphs, nodes, values, functions] = self.arenas;
+        if let Some(t) = host.graphs.get_mut(self.target) {
+            let [n, i, o, vi, init, sparse, quant, meta] = self.lists;
+            t.nodes.truncate(n);
+            t.inputs.truncate(i);
+            t.outputs.truncate(o);
+            t.value_info.truncate(vi);
+            t.initializers.truncate(init);
+            t.sparse_initializers.truncate(sparse);
+            t.quantization_annotation.truncate(quant);
+            t.metadata_props.truncate(meta);
+        }
+        if let Some((f, opsets, meta)) = self.function
+            && let Some(function) = host.function_arena.get_mut(f)
+        {
+            function.opset_import = opsets;
+            function.metadata_props.truncate(meta);
+        }
+        host.graphs.truncate(graphs);
+        host.nodes.truncate(nodes);
+        host.values.truncate(values);
+        host.function_arena.truncate(functions);
+        host.opset_import = self.opset_import;
+        host.ir_version = self.ir_version;
+        host.metadata_props.truncate(self.model_metadata);
+        host.functions.truncate(self.functions);
     }
 }
 
