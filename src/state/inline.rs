@@ -422,7 +422,11 @@ mod tests {
         assert!(error.contains("layer0.weight"), "{error}");
         assert!(session.apply_inline().is_err());
         assert!(session.inline_view().is_some(), "the dialog stays");
-        assert_eq!(nodes(&session), 2 * host_nodes, "the last good preview stays");
+        assert_eq!(
+            nodes(&session),
+            2 * host_nodes,
+            "the last good preview stays"
+        );
         assert_eq!(session.inline_view().unwrap().added, host_nodes);
         // Each change inlines again in place: nothing piles up in the arenas.
         for prefix in ["a", "b", "c"] {

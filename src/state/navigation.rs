@@ -30,77 +30,26 @@ impl Session {
         hits(&scene.view, found)
     }
 
-    /// Where `item` sits: the index of each group on the way down from the root, then
-    /// its own, joined by dots (`0.3.1`). Stable for a model: group contents are built
-    /// the same way each time.
+    /// Where `item` sits (`graft::view::panel::item_path`): `0.3.1`.
     pub fn item_path(&self, item: ItemId) -> Option<String> {
         let view = &self.open.as_ref()?.scene.as_ref()?.view;
-        let mut parts = Vec::new();
-        let mut id = item;
-        while let Some(parent) = view.item(id)?.parent {
-            let k = view
-                .item(parent)?
-                .children
-                .as_ref()?
-                .iter()
-                .position(|&c| c == id)?;
-            parts.push(k.to_string());
-            id = parent;
-        }
-        parts.reverse();
-        Some(parts.join("."))
+        graft::view::panel::item_path(view, item)
     }
 
     /// The paths of the expanded groups, parents first.
     pub fn expanded_paths(&self) -> Vec<String> {
-        let Some(view) = self
-            .open
+        self.open
             .as_ref()
             .and_then(|o| o.scene.as_ref())
-            .map(|s| &s.view)
-        else {
-            return Vec::new();
-        };
-        let mut out = Vec::new();
-        let mut stack: Vec<(ItemId, String)> = vec![(view.root(), String::new())];
-        while let Some((id, path)) = stack.pop() {
-            let Some(item) = view.item(id) else { continue };
-            let is_root = id == view.root();
-            if !(is_root || item.is_group && item.expanded) {
-                continue;
-            }
-            if !is_root {
-                out.push(path.clone());
-            }
-            for (k, &c) in item
-                .children
-                .as_deref()
-                .unwrap_or(&[])
-                .iter()
-                .enumerate()
-                .rev()
-            {
-                let p = if path.is_empty() {
-                    k.to_string()
-                } else {
-                    format!("{path}.{k}")
-                };
-                stack.push((c, p));
-            }
-        }
-        out
+            .map(|s| graft::view::panel::expanded_paths(&s.view))
+            .unwrap_or_default()
     }
 
     /// The item at `path` (building group contents on the way).
     pub(super) fn item_at(&mut self, path: &str) -> Option<ItemId> {
         let open = self.open.as_mut()?;
         let scene = open.scene.as_mut()?;
-        let mut id = scene.view.root();
-        for part in path.split('.').filter(|p| !p.is_empty()) {
-            let k: usize = part.parse().ok()?;
-            id = *scene.view.children(&open.model, id).get(k)?;
-        }
-        Some(id)
+        graft::view::panel::item_at(&mut scene.view, &open.model, path)
     }
 
     /// Opens the groups at `open` (paths) and returns the item at `selected`: a shared

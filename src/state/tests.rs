@@ -1,6 +1,6 @@
 //! The session natively: opening, editing, undo, problems, the inline dialog.
 
-use super::properties::call_editor;
+use graft::view::panel::call_editor;
 use super::*;
 
 pub(super) fn example_file(name: &str) -> LoadedFile {
