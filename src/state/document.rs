@@ -112,7 +112,7 @@ impl Session {
             before.imported = Arc::new(holding.cloned().collect());
         }
         let summary = Arc::new(summary_of(&model, &before.imported, &checked));
-        let in_place = touched.attributes_only()
+        let in_place = touched.labels_only()
             && before
                 .scene
                 .as_mut()

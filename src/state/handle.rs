@@ -1,5 +1,7 @@
 //! The reactive handle the components share: `AppState` wraps the session in signals and runs its actions (timed, for the browser harness).
 
+use std::hash::Hash;
+
 use super::*;
 
 /// The reactive session the components share (through context).
@@ -34,42 +36,88 @@ pub struct AppState {
     pub initial_view: StoredValue<Option<String>>,
     /// The model state (`OpenModel::serial`) the selection's item ids belong to.
     selection_of: StoredValue<u64>,
+    /// Notified when the open model changes (an open, edit, undo, redo or preview):
+    /// what only the model and its history feed on tracks this, not the session.
+    document: Trigger,
+    /// Notified when the banner's error or the pending note changes.
+    messages: Trigger,
+    /// Notified when the inline dialog's contents change.
+    draft: Trigger,
+}
+
+/// What the narrow triggers stand for, read off the session before and after a
+/// change: a trigger is notified only when its part differs.
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct Stamp {
+    /// The open model's state (`OpenModel::serial`, every edit makes a new one) and
+    /// how many models were opened.
+    document: (u64, u64),
+    messages: u64,
+    draft: u64,
+}
+
+impl Stamp {
+    fn of(s: &Session) -> Stamp {
+        let hash = |f: &dyn Fn(&mut std::hash::DefaultHasher)| {
+            let mut h = std::hash::DefaultHasher::new();
+            f(&mut h);
+            std::hash::Hasher::finish(&h)
+        };
+        Stamp {
+            document: (s.open().map_or(0, |o| o.serial), s.opened()),
+            messages: hash(&|h| (s.error(), s.pending()).hash(h)),
+            draft: hash(&|h| format!("{:?}", s.inline_view()).hash(h)),
+        }
+    }
 }
 
 impl AppState {
     pub fn new() -> Self {
         let session = RwSignal::new(Session::default());
+        let (document, messages, draft) = (Trigger::new(), Trigger::new(), Trigger::new());
+        // A memo of one concern: it tracks that concern's trigger and reads the
+        // session untracked, so that a change elsewhere (a group opened, a message)
+        // does not run it again.
+        fn of<T: PartialEq + Send + Sync + 'static>(
+            trigger: Trigger,
+            session: RwSignal<Session>,
+            read: impl Fn(&Session) -> T + Send + Sync + 'static,
+        ) -> Memo<T> {
+            Memo::new(move |_| {
+                trigger.track();
+                session.with_untracked(&read)
+            })
+        }
         Self {
             session,
-            summary: Memo::new(move |_| session.with(|s| s.open().map(|o| o.summary.clone()))),
-            name: Memo::new(move |_| session.with(|s| s.open().map(|o| o.name.clone()))),
-            example: Memo::new(move |_| {
-                session.with(|s| match s.open().map(|o| o.origin) {
-                    Some(Origin::Example(file)) => Some(file),
-                    _ => None,
-                })
+            summary: of(document, session, |s| s.open().map(|o| o.summary.clone())),
+            name: of(document, session, |s| s.open().map(|o| o.name.clone())),
+            example: of(document, session, |s| match s.open().map(|o| o.origin) {
+                Some(Origin::Example(file)) => Some(file),
+                _ => None,
             }),
-            error: Memo::new(move |_| session.with(|s| s.error().map(str::to_string))),
-            pending: Memo::new(move |_| session.with(|s| s.pending().map(str::to_string))),
+            error: of(messages, session, |s| s.error().map(str::to_string)),
+            pending: of(messages, session, |s| s.pending().map(str::to_string)),
             work: RwSignal::new(None),
-            inline: Memo::new(move |_| session.with(Session::inline_view)),
-            can_undo: Memo::new(move |_| session.with(Session::can_undo)),
-            can_redo: Memo::new(move |_| session.with(Session::can_redo)),
-            history: Memo::new(move |_| session.with(Session::history)),
-            opened: Memo::new(move |_| session.with(Session::opened)),
+            inline: of(draft, session, Session::inline_view),
+            can_undo: of(document, session, Session::can_undo),
+            can_redo: of(document, session, Session::can_redo),
+            history: of(document, session, Session::history),
+            opened: of(document, session, Session::opened),
             selection: RwSignal::new(Vec::new()),
             presenting: RwSignal::new(false),
             initial_view: StoredValue::new(None),
             selection_of: StoredValue::new(0),
-            functions: Memo::new(move |_| {
-                session.with(|s| {
-                    s.open().map_or_else(Vec::new, |o| {
-                        let m = &o.model;
-                        m.functions
-                            .iter()
-                            .map(|&f| m.function(f).key().to_string())
-                            .collect()
-                    })
+            document,
+            messages,
+            draft,
+            functions: of(document, session, |s| {
+                s.open().map_or_else(Vec::new, |o| {
+                    let m = &o.model;
+                    m.functions
+                        .iter()
+                        .map(|&f| m.function(f).key().to_string())
+                        .collect()
                 })
             }),
         }
@@ -78,7 +126,18 @@ impl AppState {
     /// Changes the session; the selection follows the open model's items (through an
     /// edit or undo), or is cleared when the model was replaced otherwise.
     pub(super) fn change<R>(self, f: impl FnOnce(&mut Session) -> R) -> Option<R> {
+        let before = self.session.with_untracked(Stamp::of);
         let result = self.session.try_update(f);
+        let after = self.session.with_untracked(Stamp::of);
+        if after.document != before.document {
+            self.document.notify();
+        }
+        if after.messages != before.messages {
+            self.messages.notify();
+        }
+        if after.draft != before.draft {
+            self.draft.notify();
+        }
         let from = self.selection_of.get_value();
         let (serial, items) = self
             .session
@@ -211,7 +270,7 @@ impl AppState {
             return;
         }
         let what = format!("Opening {}…", picked.names());
-        let Some(ticket) = self.session.try_update(|s| s.begin(what)) else {
+        let Some(ticket) = self.change(|s| s.begin(what)) else {
             return;
         };
         spawn_local(async move {
@@ -393,7 +452,7 @@ impl AppState {
     }
 
     pub fn reveal(self, item: ItemId) -> Option<Rect> {
-        self.session.try_update(|s| s.reveal(item)).flatten()
+        self.change(|s| s.reveal(item)).flatten()
     }
 
     pub fn search(self, query: &str) -> Vec<SearchHit> {
@@ -659,7 +718,7 @@ impl AppState {
     }
 
     pub fn library_keep(self, index: usize, keep: bool) {
-        self.session.update(|s| s.library_keep(index, keep));
+        self.change(|s| s.library_keep(index, keep));
     }
 
     pub fn library_delete(self, index: usize) {

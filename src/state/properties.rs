@@ -3,8 +3,8 @@
 
 use super::*;
 
-pub use graft::view::panel::{NodeEditor, Properties, TerminalEditor};
 pub(super) use graft::view::panel::generic_of;
+pub use graft::view::panel::{NodeEditor, Properties, TerminalEditor};
 
 impl Session {
     /// What the properties panel shows for `item`.

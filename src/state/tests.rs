@@ -1,7 +1,7 @@
 //! The session natively: opening, editing, undo, problems, the inline dialog.
 
-use graft::view::panel::call_editor;
 use super::*;
+use graft::view::panel::call_editor;
 
 pub(super) fn example_file(name: &str) -> LoadedFile {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/assets/examples/").to_string() + name;

@@ -1083,18 +1083,20 @@ fn corpus_edits_keep_inference_and_checks_current() {
     assert!(applied > 1000, "too few edits ran: {applied}");
 }
 
+/// `m`'s view, every group open, laid out afresh.
+fn fresh(m: &Model) -> graft::view::Scene {
+    let mut scene = graft::view::Scene::new(graft::view::View::of_model(m).unwrap());
+    scene.expand_to_depth(m, usize::MAX, 10_000);
+    scene.layout(m, &mut || false).unwrap();
+    scene
+}
+
 /// An attribute edit rewrites the edited boxes in place and lays out only the groups
 /// holding them; the picture equals a view built afresh. An edit of anything else is
 /// not done in place.
 #[test]
 fn attribute_edits_redraw_in_place_as_a_fresh_view() {
-    use graft::view::{Scene, View, svg};
-    let fresh = |m: &Model| {
-        let mut scene = Scene::new(View::of_model(m).unwrap());
-        scene.expand_to_depth(m, usize::MAX, 10_000);
-        scene.layout(m, &mut || false).unwrap();
-        scene
-    };
+    use graft::view::svg;
     let leaky = MODEL.replace("b = Relu(a)", "b = LeakyRelu(a)");
     let mut m = graft::text::parse_model(&leaky).unwrap().model;
     let mut scene = fresh(&m);
@@ -1129,15 +1131,53 @@ fn attribute_edits_redraw_in_place_as_a_fresh_view() {
         )
         .unwrap();
     assert!(!scene.refresh_nodes(&m, &touched.nodes));
-    let touched = h
-        .apply(
-            &mut m,
-            Edit::RenameNode {
-                graph: "main".into(),
-                node: 1,
-                to: "r".into(),
-            },
-        )
-        .unwrap();
-    assert!(!touched.attributes_only());
+    // A rename changes only what its box says: in place too.
+    let mut scene = fresh(&m);
+    let rename = Edit::RenameNode {
+        graph: "main".into(),
+        node: 1,
+        to: "relu".into(),
+    };
+    let touched = h.apply(&mut m, rename).unwrap();
+    assert!(!touched.attributes_only() && touched.labels_only());
+    assert!(scene.refresh_nodes(&m, &touched.nodes));
+    scene.layout(&m, &mut || false).unwrap();
+    assert_eq!(svg::document(&scene, &m), svg::document(&fresh(&m), &m));
+}
+
+/// In a graph grouped by node-name paths, a rename within its namespace redraws in
+/// place, as a fresh view would; a rename into another namespace builds the view
+/// again.
+#[test]
+fn a_rename_within_its_namespace_redraws_in_place() {
+    use graft::view::svg;
+    let mut text = String::from(
+        "<ir_version: 10, opset_import: [\"\": 18]>\nmain (float[N] v0) => (float[N] v80) {\n",
+    );
+    for k in 1..=80 {
+        text.push_str(&format!("  v{k} = Relu(v{})\n", k - 1));
+    }
+    text.push('}');
+    let mut m = graft::text::parse_model(&text).unwrap().model;
+    let main = m.graph.unwrap();
+    for (k, &n) in m.graph(main).nodes.clone().iter().enumerate() {
+        let block = if k < 40 { "blk1" } else { "blk2" };
+        m.nodes[n].name = Some(format!("{block}/relu_{k}"));
+    }
+    let mut scene = fresh(&m);
+    let mut h = History::default();
+    let rename = |to: &str| Edit::RenameNode {
+        graph: "main".into(),
+        node: 3,
+        to: to.into(),
+    };
+    let touched = h.apply(&mut m, rename("blk1/renamed")).unwrap();
+    assert!(touched.labels_only());
+    assert!(scene.refresh_nodes(&m, &touched.nodes));
+    scene.layout(&m, &mut || false).unwrap();
+    let drawn = svg::document(&scene, &m);
+    assert!(drawn.contains("blk1/renamed"));
+    assert_eq!(drawn, svg::document(&fresh(&m), &m));
+    let touched = h.apply(&mut m, rename("blk2/moved")).unwrap();
+    assert!(!scene.refresh_nodes(&m, &touched.nodes));
 }

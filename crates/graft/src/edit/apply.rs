@@ -65,7 +65,11 @@ impl Undo {
                     t.node(*n);
                     t.attributes.push(*n);
                 }
-                Restore::NodeInputs(n, _) | Restore::NodeName(n, _) => {
+                Restore::NodeName(n, _) => {
+                    t.node(*n);
+                    t.renamed.push(*n);
+                }
+                Restore::NodeInputs(n, _) => {
                     t.node(*n);
                     other.push(*n);
                 }
@@ -80,6 +84,9 @@ impl Undo {
         t.attributes
             .retain(|n| !other.contains(n) && !t.removed.contains(n));
         t.attributes.dedup();
+        t.renamed
+            .retain(|n| !other.contains(n) && !t.removed.contains(n));
+        t.renamed.dedup();
         t
     }
 }

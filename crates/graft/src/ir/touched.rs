@@ -13,6 +13,8 @@ pub struct Touched {
     pub nodes: Vec<NodeId>,
     /// Of `nodes`, those whose attributes alone changed (not their inputs or name).
     pub attributes: Vec<NodeId>,
+    /// Of `nodes`, those whose name alone changed.
+    pub renamed: Vec<NodeId>,
     /// Nodes taken out of their graph's list (they stay in the arena).
     pub removed: Vec<NodeId>,
     /// Graphs whose node list, inputs, outputs or initializers changed.
@@ -69,12 +71,23 @@ impl Touched {
     /// Whether the change only set or removed attributes of nodes (graph structure,
     /// names and edges unchanged).
     pub fn attributes_only(&self) -> bool {
+        self.nodes_only(|n| self.attributes.contains(n))
+    }
+
+    /// Whether the change only set or removed attributes of nodes or renamed nodes:
+    /// what their boxes say changed, not the graph's structure or values.
+    pub fn labels_only(&self) -> bool {
+        self.nodes_only(|n| self.attributes.contains(n) || self.renamed.contains(n))
+    }
+
+    /// Whether the change touched only nodes, each as `changed` says.
+    fn nodes_only(&self, changed: impl Fn(&NodeId) -> bool) -> bool {
         !self.whole
             && self.removed.is_empty()
             && self.graphs.is_empty()
             && self.values.is_empty()
             && !self.nodes.is_empty()
-            && self.nodes.iter().all(|n| self.attributes.contains(n))
+            && self.nodes.iter().all(changed)
     }
 
     /// Whether any touched graph, node or value lies in a function body.

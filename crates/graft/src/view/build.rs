@@ -434,7 +434,19 @@ impl View {
             };
             let new = self.node_item_unpushed(model, parent, node, ctx);
             let old = &self.items[id as usize];
-            if new.is_group
+            // A renamed node keeps its place only when its namespace path (all its
+            // path components but its own name) is what it was.
+            let moved = new.subtitle != old.subtitle && {
+                let n = model.node(node);
+                let (mut was, mut is) = (Vec::new(), Vec::new());
+                components_named(n, &old.subtitle, &mut was);
+                components(n, &mut is);
+                was.pop();
+                is.pop();
+                was != is
+            };
+            if moved
+                || new.is_group
                 || new.kind != old.kind
                 || new.consumes != old.consumes
                 || new.produces != old.produces
@@ -584,6 +596,11 @@ pub const TORCH_NAME_SCOPES: &str = "pkg.torch.onnx.name_scopes";
 /// Appends a node's namespace path to `out`, the node's own name last: from torch's
 /// name scopes when the node has them, else from its name split at `/`.
 fn components<'m>(node: &'m Node, out: &mut Vec<Cow<'m, str>>) {
+    components_named(node, node.name(), out);
+}
+
+/// [`components`] of `node` as if it were named `name`.
+fn components_named<'m>(node: &'m Node, name: &'m str, out: &mut Vec<Cow<'m, str>>) {
     let scopes = node
         .metadata_props
         .iter()
@@ -616,12 +633,7 @@ fn components<'m>(node: &'m Node, out: &mut Vec<Cow<'m, str>>) {
                 parent = scope;
             }
         }
-        _ => out.extend(
-            node.name()
-                .split('/')
-                .filter(|c| !c.is_empty())
-                .map(Cow::Borrowed),
-        ),
+        _ => out.extend(name.split('/').filter(|c| !c.is_empty()).map(Cow::Borrowed)),
     }
 }
 
