@@ -4,12 +4,16 @@
 //! the result in memory; the host copy each iteration needs is made outside the
 //! timing. `tests/interop/inline_bench.py` measures onnx.compose and spox on the same
 //! files.
+//!
+//! `preview/…`: what the app's inline dialog does on each change of a choice, the
+//! bundled MLP inlined into the model: the old way (a copy of the host, then the
+//! inline) against the new one (undo the last preview, then the inline again).
 
 use std::path::PathBuf;
 
 use bytes::Bytes;
 use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
-use graft::inline::{InlineOptions, inline_model};
+use graft::inline::{InlineOptions, inline_model, inline_model_undoable};
 
 fn files() -> Vec<PathBuf> {
     let manifest = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
@@ -58,5 +62,57 @@ fn inline(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, inline);
+fn preview(c: &mut Criterion) {
+    let mut group = c.benchmark_group("preview");
+    group.sample_size(20);
+    let manifest = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let guest = std::fs::read(manifest.join("../../assets/examples/mlp.onnx"))
+        .map(|b| {
+            graft::import(Bytes::from(b))
+                .expect("the MLP imports")
+                .model
+        })
+        .expect("the bundled MLP");
+    for path in files() {
+        let Ok(bytes) = std::fs::read(&path) else {
+            eprintln!("missing {}", path.display());
+            continue;
+        };
+        let Ok(imported) = graft::import(Bytes::from(bytes)) else {
+            continue;
+        };
+        let host = imported.model;
+        let name = path.file_stem().and_then(|s| s.to_str()).unwrap_or("?");
+        let options = |k: usize| InlineOptions {
+            prefix: Some(format!("guest{k}")),
+            ..InlineOptions::default()
+        };
+        group.bench_function(format!("copy/{name}"), |b| {
+            let mut k = 0;
+            b.iter(|| {
+                k += 1;
+                let mut model = host.clone();
+                inline_model(&mut model, &guest, &options(k)).expect("inlines");
+                model
+            })
+        });
+        group.bench_function(format!("in_place/{name}"), |b| {
+            let mut model = host.clone();
+            let mut shown = inline_model_undoable(&mut model, &guest, &options(0))
+                .expect("inlines")
+                .1;
+            let mut k = 0;
+            b.iter(|| {
+                k += 1;
+                shown.clone().undo(&mut model);
+                shown = inline_model_undoable(&mut model, &guest, &options(k))
+                    .expect("inlines")
+                    .1;
+            })
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, inline, preview);
 criterion_main!(benches);
