@@ -499,6 +499,30 @@ fn Properties() -> impl IntoView {
                 })}
                 <p class="props-io">"in: " {p.inputs.join(", ")}</p>
                 <p class="props-io">"out: " {p.outputs.join(", ")}</p>
+                <Show when={let empty = p.modules.is_empty(); move || !empty}>
+                    <div class="props-modules" data-testid="property-modules">
+                        <h4>"Module"</h4>
+                        <ol>
+                            {p.modules.iter().map(|m| view! { <li>{m.clone()}</li> }).collect_view()}
+                        </ol>
+                    </div>
+                </Show>
+                {p.source.clone().map(|source| view! {
+                    <p class="props-source-line" data-testid="property-source">"source " <code>{source}</code></p>
+                })}
+                <Show when={let empty = p.metadata.is_empty(); move || !empty}>
+                    <details class="props-metadata" data-testid="property-metadata">
+                        <summary>{format!("Metadata ({})", p.metadata.len())}</summary>
+                        <table>
+                            {p.metadata.iter().map(|(key, value)| view! {
+                                <tr data-testid="property-metadata-entry">
+                                    <td>{key.clone()}</td>
+                                    <td><pre>{value.clone()}</pre></td>
+                                </tr>
+                            }).collect_view()}
+                        </table>
+                    </details>
+                </Show>
                 {p.editor.clone().map(|editor| view! { <NodeEditorView editor=editor/> })}
                 {p.terminal.clone().map(|editor| view! { <TerminalEditorView editor=editor/> })}
                 <pre class="props-doc">{p.doc.clone()}</pre>

@@ -1094,12 +1094,73 @@ def summary(root: Path) -> str:
     return "corpus (.onnx files; corrupt: all files): " + ", ".join(parts)
 
 
+# A transformer exported by torch's dynamo exporter: its nodes carry the module
+# metadata (`namespace`, `pkg.torch.onnx.name_scopes`, `…class_hierarchy`,
+# `…stack_trace`). torch is a 5.5 GB install, so it is not in requirements.txt: the
+# export runs in the interpreter GRAFT_TORCH_PYTHON names (default: this one), and is
+# skipped, saying so, where that interpreter lacks the pinned torch and onnxscript.
+TORCH_PINS = {"torch": "2.15.0", "onnxscript": "0.7.2"}
+TORCH_MODEL = "generated/torch_dynamo_transformer.onnx"
+TORCH_EXPORT = """
+import sys
+import torch
+
+torch.manual_seed(0)
+
+
+class Net(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        layer = torch.nn.TransformerEncoderLayer(
+            d_model=16, nhead=2, dim_feedforward=32, dropout=0.0, batch_first=True)
+        self.enc = torch.nn.TransformerEncoder(layer, num_layers=3, enable_nested_tensor=False)
+        self.head = torch.nn.Linear(16, 4)
+
+    def forward(self, x):
+        return self.head(self.enc(x))
+
+
+model = Net().eval()
+program = torch.onnx.export(model, (torch.randn(1, 5, 16),), dynamo=True)
+program.save(sys.argv[1])
+"""
+
+
+def torch_dynamo(root: Path) -> None:
+    """Writes TORCH_MODEL when it is missing and the pinned torch is at hand."""
+    path = root / TORCH_MODEL
+    if path.exists():
+        return
+    python = os.environ.get("GRAFT_TORCH_PYTHON", sys.executable)
+    probe = "import torch, onnxscript; print(torch.__version__.split('+')[0], onnxscript.__version__)"
+    found = subprocess.run([python, "-c", probe], capture_output=True, text=True)
+    want = f"{TORCH_PINS['torch']} {TORCH_PINS['onnxscript']}"
+    if found.returncode != 0 or found.stdout.strip() != want:
+        have = found.stdout.strip() or "no torch"
+        print(f"corpus: skipping {TORCH_MODEL}: {python} has {have}, the corpus pins torch=="
+              f"{TORCH_PINS['torch']} onnxscript=={TORCH_PINS['onnxscript']} "
+              "(set GRAFT_TORCH_PYTHON to an interpreter that has them)")
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        script = Path(tmp) / "export.py"
+        script.write_text(TORCH_EXPORT)
+        out = Path(tmp) / "model.onnx"
+        done = subprocess.run([python, str(script), str(out)], capture_output=True, text=True)
+        if done.returncode != 0:
+            print(f"corpus: WARNING: the torch export failed:\n{done.stderr[-2000:]}", file=sys.stderr)
+            return
+        shutil.move(str(out), path)
+    print(f"corpus: wrote {TORCH_MODEL}")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("out_dir", type=Path)
     args = ap.parse_args()
     root: Path = args.out_dir.resolve()
     root.mkdir(parents=True, exist_ok=True)
+    torch_dynamo(root)
     self_hash = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()
     complete = root / ".complete"
     if complete.exists() and complete.read_text().strip() == self_hash:

@@ -463,6 +463,151 @@ fn torch_name_scopes_make_the_namespace_groups() {
     assert_eq!(groups, 0, "plain names without `/` make no namespaces");
 }
 
+/// A chain of 80 Relus after a Constant, as torch's dynamo exporter writes them: in
+/// `enc.layers.0` / `enc.layers.1` (each a `TransformerEncoderLayer` inside the
+/// `TransformerEncoder` `enc`), then 8 in `head` (a `Linear`). With `namespace` set,
+/// the module path is recorded that way (`name: class` levels) instead of the name
+/// scopes. The Constant records nothing.
+fn dynamo_style(namespace: bool) -> graft::Model {
+    let mut text = String::from(
+        "<\n ir_version: 10,\n opset_import: [\"\" : 18]\n>\nmain (float[4] x) => (float[4] y) {\n   k = Constant <value = float[4] {1, 2, 3, 4}> ()\n   v0 = Add(x, k)\n",
+    );
+    let n = 88;
+    for k in 1..=n {
+        let output = if k == n {
+            "y".to_string()
+        } else {
+            format!("v{k}")
+        };
+        let _ = writeln!(text, "   {output} = Relu(v{})", k - 1);
+    }
+    text.push_str("}\n");
+    let mut model = model_of(&text);
+    let main = model.graph.expect("main graph");
+    let nodes = model.graph(main).nodes.clone();
+    let root = ("", "__main__.Net");
+    let enc = ("enc", "torch.nn.modules.transformer.TransformerEncoder");
+    let layer = "torch.nn.modules.transformer.TransformerEncoderLayer";
+    for (k, &id) in nodes.iter().enumerate().skip(1) {
+        let own = format!("relu_{k}");
+        let levels: Vec<(String, String)> = match k {
+            1..=40 => vec![enc, ("enc.layers.0", layer)],
+            41..=80 => vec![enc, ("enc.layers.1", layer)],
+            _ => vec![("head", "torch.nn.modules.linear.Linear")],
+        }
+        .into_iter()
+        .map(|(a, b)| (a.to_string(), b.to_string()))
+        .chain([(own.clone(), "aten.relu.default".to_string())])
+        .collect();
+        let all: Vec<(String, String)> = std::iter::once((root.0.to_string(), root.1.to_string()))
+            .chain(levels)
+            .collect();
+        let node = &mut model.nodes[id];
+        node.name = Some(format!("node_{k}"));
+        let mut add = |key: &str, value: String| {
+            node.metadata_props
+                .push(graft::ir::StringPair::new(key, value));
+        };
+        if namespace {
+            let levels: Vec<String> = all.iter().map(|(s, c)| format!("{s}: {c}")).collect();
+            add("namespace", levels.join("/"));
+        } else {
+            let list = |f: fn(&(String, String)) -> &String| {
+                let items: Vec<String> = all.iter().map(|x| format!("'{}'", f(x))).collect();
+                format!("[{}]", items.join(", "))
+            };
+            add("pkg.torch.onnx.name_scopes", list(|x| &x.0));
+            add("pkg.torch.onnx.class_hierarchy", list(|x| &x.1));
+        }
+        add(
+            "pkg.torch.onnx.stack_trace",
+            "File \"/src/net.py\", line 16, in forward\n    return self.head(self.enc(x))\n  \
+             File \"/venv/site-packages/torch/nn/modules/module.py\", line 1773, in _call_impl\n    \
+             return forward_call(*args, **kwargs)"
+                .to_string(),
+        );
+    }
+    model
+}
+
+/// The titles of the groups among `item`'s children.
+fn group_titles(view: &mut View, model: &graft::Model, item: ItemId) -> Vec<String> {
+    let children = view.children(model, item).to_vec();
+    children
+        .iter()
+        .filter_map(|&c| view.item(c))
+        .filter(|i| matches!(i.kind, ItemKind::Namespace { .. }))
+        .map(|i| i.title.clone())
+        .collect()
+}
+
+#[test]
+fn module_paths_and_classes_label_the_groups() {
+    for namespace in [false, true] {
+        let model = dynamo_style(namespace);
+        let mut view = View::of_model(&model).expect("graph");
+        let root = view.root();
+        assert_eq!(
+            group_titles(&mut view, &model, root),
+            ["enc · TransformerEncoder", "head · Linear"],
+            "namespace metadata: {namespace}"
+        );
+        let enc = view.children(&model, root).to_vec();
+        let enc = enc
+            .into_iter()
+            .find(|&c| view.item(c).is_some_and(|i| i.title.starts_with("enc ")))
+            .unwrap();
+        assert_eq!(
+            group_titles(&mut view, &model, enc),
+            [
+                "enc.layers.0 · TransformerEncoderLayer",
+                "enc.layers.1 · TransformerEncoderLayer"
+            ]
+        );
+        // The Constant records no module: it sits in its reader's, the first layer.
+        let layer0 = view.children(&model, enc).to_vec();
+        let layer0 = layer0
+            .into_iter()
+            .find(|&c| {
+                view.item(c)
+                    .is_some_and(|i| i.title.starts_with("enc.layers.0"))
+            })
+            .unwrap();
+        let inside = view.children(&model, layer0).to_vec();
+        let ops: Vec<String> = inside
+            .iter()
+            .filter_map(|&c| view.item(c))
+            .filter(|i| matches!(i.kind, ItemKind::Node { .. }))
+            .map(|i| i.title.clone())
+            .collect();
+        assert_eq!(
+            ops.iter().filter(|o| *o == "Constant").count(),
+            1,
+            "{ops:?}"
+        );
+        // The properties: the modules with their classes, the source line, and every
+        // metadata entry.
+        let node = *inside
+            .iter()
+            .find(|&&c| view.item(c).is_some_and(|i| i.title == "Relu"))
+            .unwrap();
+        let p = graft::view::panel::properties(&model, &view, node).unwrap();
+        assert_eq!(
+            p.modules,
+            [
+                "enc · torch.nn.modules.transformer.TransformerEncoder",
+                "enc.layers.0 · torch.nn.modules.transformer.TransformerEncoderLayer"
+            ]
+        );
+        assert_eq!(
+            p.source.as_deref(),
+            Some("File \"/src/net.py\", line 16, in forward: return self.head(self.enc(x))"),
+            "the model's own frame, not torch's"
+        );
+        assert_eq!(p.metadata.len(), if namespace { 2 } else { 3 });
+    }
+}
+
 #[test]
 fn expand_all_runs_in_pieces_and_a_snapshot_undoes_it() {
     let model = calls_model();

@@ -289,7 +289,14 @@ impl View {
             match entry {
                 Entry::Node(n) => out.push(self.node_item(model, parent, n, ctx)),
                 Entry::Namespace(path, members) => {
-                    let title = path.rsplit('/').next().unwrap_or(&path).to_string();
+                    // A module's group: its path and class; else the last component.
+                    let level = path.split('/').count() - 1;
+                    let module = members.iter().find_map(|&m| {
+                        let modules = super::modules::module_path(model.node(m))?.modules;
+                        modules.get(level).map(super::modules::Module::label)
+                    });
+                    let title = module
+                        .unwrap_or_else(|| path.rsplit('/').next().unwrap_or(&path).to_string());
                     let kind = ItemKind::Namespace {
                         graph,
                         path: path.clone(),
@@ -588,82 +595,73 @@ impl Entry {
     }
 }
 
-/// The metadata key torch's exporter (`dynamo=True`) puts on each node: the Python
-/// `repr` of the cumulative module paths from the root (`''`) down to the node's own
-/// name, e.g. `['', 'layers.3', 'layers.3.attn', 'matmul_8']`.
-pub const TORCH_NAME_SCOPES: &str = "pkg.torch.onnx.name_scopes";
-
-/// Appends a node's namespace path to `out`, the node's own name last: from torch's
-/// name scopes when the node has them, else from its name split at `/`.
+/// Appends a node's namespace path to `out`, the node's own name last: from the
+/// module path it records (`super::modules`) when it has one, else from its name
+/// split at `/`.
 fn components<'m>(node: &'m Node, out: &mut Vec<Cow<'m, str>>) {
     components_named(node, node.name(), out);
 }
 
 /// [`components`] of `node` as if it were named `name`.
 fn components_named<'m>(node: &'m Node, name: &'m str, out: &mut Vec<Cow<'m, str>>) {
-    let scopes = node
-        .metadata_props
-        .iter()
-        .find(|p| p.key.as_deref() == Some(TORCH_NAME_SCOPES))
-        .and_then(|p| p.value.as_deref())
-        .and_then(python_strings);
-    match scopes {
-        Some(scopes) if scopes.len() >= 2 => {
-            let mut parent = "";
-            let last = scopes.len() - 1;
-            for (k, scope) in scopes.iter().enumerate().skip(1) {
-                if k == last {
-                    out.push(Cow::Owned(scope.clone()));
-                    break;
-                }
-                // Each scope extends its parent by `.segment`; show only the segment.
-                let own = scope
-                    .strip_prefix(parent)
-                    .and_then(|rest| {
-                        if parent.is_empty() {
-                            Some(rest)
-                        } else {
-                            rest.strip_prefix('.')
-                        }
-                    })
-                    .unwrap_or(scope);
-                if !own.is_empty() {
-                    out.push(Cow::Owned(own.to_string()));
-                }
-                parent = scope;
-            }
-        }
-        _ => out.extend(name.split('/').filter(|c| !c.is_empty()).map(Cow::Borrowed)),
+    match super::modules::module_path(node) {
+        Some(path) => out.extend(path.components().into_iter().map(Cow::Owned)),
+        None => out.extend(name.split('/').filter(|c| !c.is_empty()).map(Cow::Borrowed)),
     }
 }
 
-/// The strings of a Python list literal of strings (`['a', "b\'c"]`), or `None` when
-/// the text is anything else.
-fn python_strings(text: &str) -> Option<Vec<String>> {
-    let mut chars = text.trim().chars().peekable();
-    if chars.next()? != '[' {
-        return None;
-    }
-    let mut out = Vec::new();
-    loop {
-        while chars.next_if(|c| c.is_whitespace() || *c == ',').is_some() {}
-        match chars.next()? {
-            ']' => break,
-            quote @ ('\'' | '"') => {
-                let mut s = String::new();
-                loop {
-                    match chars.next()? {
-                        '\\' => s.push(chars.next()?),
-                        c if c == quote => break,
-                        c => s.push(c),
-                    }
-                }
-                out.push(s);
-            }
-            _ => return None,
+/// Where nodes that record no module and read nothing (Constants) go when others of
+/// `nodes` record modules: into the namespace of their readers (the components they
+/// all share), so that a module's constants sit inside it. Empty otherwise.
+fn borrowed_components(model: &Model, nodes: &[NodeId]) -> FxMap<NodeId, Vec<String>> {
+    let mut out: FxMap<NodeId, Vec<String>> = FxMap::default();
+    let records = |n: &Node| {
+        n.metadata_props.iter().any(|p| {
+            matches!(
+                p.key.as_deref(),
+                Some(super::modules::TORCH_NAME_SCOPES | super::modules::NAMESPACE)
+            )
+        })
+    };
+    let orphans = nodes.iter().copied().filter(|&n| {
+        let node = model.node(n);
+        node.inputs.iter().all(Option::is_none) && !records(node)
+    });
+    let mut made: FxMap<ValueId, NodeId> = FxMap::default();
+    for n in orphans {
+        for &v in model.node(n).outputs.iter().flatten() {
+            made.insert(v, n);
         }
     }
-    chars.all(char::is_whitespace).then_some(out)
+    if made.is_empty() || !nodes.iter().any(|&n| records(model.node(n))) {
+        return out;
+    }
+    for &n in nodes {
+        let node = model.node(n);
+        let read = node.inputs.iter().flatten().filter_map(|v| made.get(v));
+        let read: Vec<NodeId> = read.copied().collect();
+        if read.is_empty() {
+            continue;
+        }
+        let Some(path) = super::modules::module_path(node) else {
+            continue;
+        };
+        let mut own = path.components();
+        own.pop();
+        for orphan in read {
+            match out.get_mut(&orphan) {
+                None => {
+                    out.insert(orphan, own.clone());
+                }
+                // Readers in different modules: the part of the path they share.
+                Some(shared) => {
+                    let same = shared.iter().zip(&own).take_while(|(a, b)| a == b).count();
+                    shared.truncate(same);
+                }
+            }
+        }
+    }
+    out
 }
 
 /// Groups nodes by the path component at `depth` of their names (in order of first
@@ -674,9 +672,16 @@ fn partition(model: &Model, nodes: &[NodeId], mut depth: u32) -> (Vec<Entry>, u3
     // one per node: the main graph of a big model is partitioned on every rebuild).
     let mut flat: Vec<Cow<str>> = Vec::with_capacity(nodes.len() * 2);
     let mut spans: Vec<(usize, usize)> = Vec::with_capacity(nodes.len());
+    let borrowed = borrowed_components(model, nodes);
     for &n in nodes {
         let start = flat.len();
-        components(model.node(n), &mut flat);
+        match borrowed.get(&n) {
+            Some(path) => {
+                flat.extend(path.iter().cloned().map(Cow::Owned));
+                flat.push(Cow::Borrowed(model.node(n).name()));
+            }
+            None => components(model.node(n), &mut flat),
+        }
         spans.push((start, flat.len()));
     }
     // The namespace of a node at depth `d`: its first d+1 components, if it has a

@@ -22,6 +22,7 @@
 mod build;
 mod follow;
 mod label;
+pub mod modules;
 pub mod panel;
 pub mod scene;
 pub mod svg;

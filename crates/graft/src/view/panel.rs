@@ -82,6 +82,30 @@ pub fn properties(model: &Model, view: &View, item: ItemId) -> Option<Properties
             } else {
                 p.standard_body = crate::library::body_kind(model, *node).map(|k| (*node, k));
             }
+            p.metadata = n
+                .metadata_props
+                .iter()
+                .map(|e| {
+                    let (k, v) = (e.key.as_deref(), e.value.as_deref());
+                    (k.unwrap_or("").to_string(), v.unwrap_or("").to_string())
+                })
+                .collect();
+            if let Some(path) = super::modules::module_path(n) {
+                p.modules = path
+                    .modules
+                    .iter()
+                    .map(|m| match &m.class {
+                        Some(class) => format!("{} · {class}", m.scope),
+                        None => m.scope.clone(),
+                    })
+                    .collect();
+            }
+            p.source = n
+                .metadata_props
+                .iter()
+                .find(|e| e.key.as_deref() == Some(super::modules::TORCH_STACK_TRACE))
+                .and_then(|e| e.value.as_deref())
+                .and_then(super::modules::source_line);
             p.doc = match callee {
                 Some(f) => model.function(*f).doc_string.clone().unwrap_or_default(),
                 None => {
@@ -152,6 +176,13 @@ pub struct Properties {
     pub editor: Option<NodeEditor>,
     /// For a graph input or output: what its editor shows.
     pub terminal: Option<TerminalEditor>,
+    /// For a node: its metadata entries (key, value), in file order.
+    pub metadata: Vec<(String, String)>,
+    /// For a node that records its module path (`super::modules`): each module,
+    /// outermost first, as `path · qualified class`.
+    pub modules: Vec<String>,
+    /// For a node with a torch stack trace: its innermost frame and code line.
+    pub source: Option<String>,
 }
 
 /// A graph input's or output's editable parts.
