@@ -662,6 +662,48 @@ fn search_finds_a_node_inside_a_function_body_and_jumps_to_it() {
 
 #[test]
 #[ignore = "browser tier: needs dist/ and Chromium; `cargo xtask test` runs it"]
+fn a_torch_export_is_grouped_by_its_modules_and_shows_their_metadata() {
+    let app = App::open();
+    app.browser
+        .goto(&format!(
+            "{}?model=examples/torch_transformer.onnx",
+            app.url
+        ))
+        .unwrap();
+    app.wait("graph-ready");
+    wait_for_graph_text(&app, "enc · TransformerEncoder", "the module groups");
+    assert!(graph_text(&app).contains("head · Linear"));
+    // The search finds a node of the first layer's attention; its properties show
+    // where in the torch program it came from.
+    let input = app.wait("search-input");
+    app.browser.send_keys(&input, "node_linear\n").unwrap();
+    let results = wait_until(e2e::TIMEOUT, "search results", || {
+        let found = app.browser.find_all(&testid("search-result"))?;
+        Ok((!found.is_empty()).then_some(found))
+    })
+    .unwrap();
+    app.browser.click(&results[0]).unwrap();
+    wait_for_graph_text(
+        &app,
+        "enc.layers.0 · TransformerEncoderLayer",
+        "the layer opened",
+    );
+    let modules = app.text("property-modules");
+    assert!(
+        modules.contains("enc.layers.0.self_attn · torch.nn.modules.activation.MultiheadAttention"),
+        "{modules}"
+    );
+    let source = app.text("property-source");
+    assert!(
+        source.contains("in forward: return self.head(self.enc(x))"),
+        "{source}"
+    );
+    let metadata = app.text("property-metadata");
+    assert!(metadata.contains("Metadata (5)"), "{metadata}");
+}
+
+#[test]
+#[ignore = "browser tier: needs dist/ and Chromium; `cargo xtask test` runs it"]
 fn a_model_url_in_the_query_opens_that_model() {
     let app = App::open();
     app.browser

@@ -99,6 +99,17 @@ pub const EXAMPLES: &[Example] = &[
         try_this: &["Search for a node of layer 7 and jump to it."],
     },
     Example {
+        file: "torch_transformer.onnx",
+        label: "A torch export: modules and their classes",
+        about: "A small transformer exported by torch's dynamo exporter: its flat nodes \
+                are grouped by the modules they came from, each labelled with its class.",
+        try_this: &[
+            "Open enc · TransformerEncoder, then a layer, and select a node: the \
+             properties show its module path, the source line that made it and its \
+             metadata.",
+        ],
+    },
+    Example {
         file: "transformer_1000.onnx",
         label: "Large: 21,000 nodes, 1,000 layers",
         about: "A big model: groups are laid out as you open them, and the minimap \

@@ -1142,15 +1142,18 @@ def torch_dynamo(root: Path) -> None:
               "(set GRAFT_TORCH_PYTHON to an interpreter that has them)")
         return
     path.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory() as tmp:
-        script = Path(tmp) / "export.py"
-        script.write_text(TORCH_EXPORT)
-        out = Path(tmp) / "model.onnx"
-        done = subprocess.run([python, str(script), str(out)], capture_output=True, text=True)
-        if done.returncode != 0:
-            print(f"corpus: WARNING: the torch export failed:\n{done.stderr[-2000:]}", file=sys.stderr)
-            return
-        shutil.move(str(out), path)
+    # The script sits in a fixed folder (the stack traces the exporter records name
+    # it), so that the same machine writes the same bytes.
+    work = root / ".torch"
+    work.mkdir(parents=True, exist_ok=True)
+    (work / "transformer.py").write_text(TORCH_EXPORT)
+    out = work / "model.onnx"
+    done = subprocess.run([python, "transformer.py", "model.onnx"], cwd=work,
+                          capture_output=True, text=True)
+    if done.returncode != 0:
+        print(f"corpus: WARNING: the torch export failed:\n{done.stderr[-2000:]}", file=sys.stderr)
+        return
+    shutil.move(str(out), path)
     print(f"corpus: wrote {TORCH_MODEL}")
 
 
