@@ -15,6 +15,7 @@ mod state;
 mod summary;
 mod textview;
 mod toolbar;
+mod warm;
 
 fn main() {
     if platform::query_parameter("bench").as_deref() == Some("layout") {

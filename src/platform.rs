@@ -433,6 +433,15 @@ pub fn soon(f: impl FnOnce() + 'static) {
     set_timeout(f, Duration::ZERO);
 }
 
+/// Resolves on a later turn of the event loop (a zero-delay timeout), for async work
+/// that must let the browser run in between.
+pub async fn next_turn() {
+    let promise = js_sys::Promise::new(&mut |resolve, _| {
+        let _ = window().set_timeout_with_callback(&resolve);
+    });
+    let _ = wasm_bindgen_futures::JsFuture::from(promise).await;
+}
+
 /// Runs `f` once the next frame is painted. A `requestAnimationFrame` callback runs
 /// after the DOM updates pending now (Leptos applies them in microtasks) and just
 /// before that frame's style, layout and paint; a zero-delay timeout queued from it

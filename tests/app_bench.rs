@@ -301,8 +301,12 @@ fn layout_in_wasm(addr: SocketAddr) -> Result<String, String> {
         "| graph (wasm, headless Chromium) | nodes | first call ms | warm ms (median of 5) |\n|---|---:|---:|---:|\n",
     );
     for r in rows {
+        let warm_up = r["warm_up_ms"]
+            .as_f64()
+            .map(|ms| format!(" (the warm-up took {ms:.1} ms in all)"))
+            .unwrap_or_default();
         md.push_str(&format!(
-            "| {} | {} | {:.1} | {:.1} |\n",
+            "| {}{warm_up} | {} | {:.1} | {:.1} |\n",
             r["graph"].as_str().unwrap_or("?"),
             r["nodes"],
             r["first_ms"].as_f64().unwrap_or(f64::NAN),

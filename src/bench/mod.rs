@@ -67,6 +67,19 @@ pub fn LayoutBench() -> impl IntoView {
         let mut rows = Vec::new();
         // One group of 1,000 nodes first: that is what an expand costs.
         rows.push(flat("group 1k", &synth::transformer(1_000, false)));
+        // What the app does once its first model is drawn (`warm.rs`: one round per
+        // turn), then the first layout of another 1k group: what a user's first
+        // expand costs in the app.
+        let mut warm_up = 0.0;
+        for _ in 0..crate::warm::ROUNDS {
+            warm_up += time(&mut crate::warm::round);
+            platform::next_turn().await;
+        }
+        let first = flat(
+            "group 1k, after the warm-up",
+            &synth::transformer(1_200, false),
+        );
+        rows.push(first.replacen('{', &format!("{{\"warm_up_ms\":{warm_up:.2},"), 1));
         for (n, mask) in [
             (20_000, false),
             (50_000, false),

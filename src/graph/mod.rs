@@ -138,6 +138,7 @@ pub fn GraphPanel() -> impl IntoView {
             }
             ready.set(true);
             platform::set_ready(true);
+            crate::warm::start_once();
         }
     });
     // The URL fragment follows the view (open groups, selection, camera), so the

@@ -1,0 +1,42 @@
+//! Warming up the layout engine. V8 runs new wasm code in its baseline tier until a
+//! function has run enough for its optimizing tier to compile it, so the first layout
+//! in a fresh page is several times slower than the next one (BENCHMARKS.md, "Layout
+//! in wasm"). Once the first model is drawn (so the warm-up never delays it), small
+//! synthetic layouts run, one per turn of the event loop (a few ms each, so input is
+//! never held up), and a user's first expand or next open lays out with optimized
+//! code.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use graft_layout::{Options, synth};
+
+use crate::platform;
+
+/// Synthetic layouts run.
+pub const ROUNDS: usize = 24;
+/// Nodes in each.
+const NODES: usize = 300;
+
+/// One synthetic layout.
+pub fn round() {
+    let graph = synth::transformer(NODES, false);
+    let _ = graft_layout::layout(&graph, &Options::default(), &mut || false);
+}
+
+/// Runs [`ROUNDS`] layouts, one per turn, after the next paint; only the first call
+/// does anything.
+pub fn start_once() {
+    static STARTED: AtomicBool = AtomicBool::new(false);
+    if STARTED.swap(true, Ordering::Relaxed) {
+        return;
+    }
+    fn next(left: usize) {
+        if left > 0 {
+            platform::soon(move || {
+                round();
+                next(left - 1);
+            });
+        }
+    }
+    platform::after_next_paint(|| next(ROUNDS));
+}
