@@ -118,6 +118,10 @@ struct Run {
     js_heap_mb: Option<f64>,
     renderers: usize,
     wall_s: f64,
+    /// Main-thread long tasks (over 50 ms, the browser's `longtask` entries) from t0 to
+    /// the model drawn: the longest, and how many.
+    longest_task_ms: Option<f64>,
+    long_tasks: u64,
 }
 
 /// Graft's interactions on one model, one run.
@@ -749,6 +753,15 @@ fn measure_in(
         }
         return Ok((result, None));
     }
+    // The long tasks up to the drawing (the observer hears of them after they end).
+    std::thread::sleep(Duration::from_millis(200));
+    if let Ok(v) = browser.execute(
+        "const b = window.__bench; return b ? [b.longest, b.longTasks] : null;",
+        vec![],
+    ) {
+        result.longest_task_ms = v[0].as_f64();
+        result.long_tasks = v[1].as_u64().unwrap_or(0);
+    }
     // Memory once drawn: the page's JS heap, and the renderer process's resident set.
     if let Ok(heap) = browser.cdp("Runtime.getHeapUsage", json!({})) {
         result.js_heap_mb = heap["usedSize"].as_f64().map(|b| b / 1e6);
@@ -1112,7 +1125,7 @@ fn print_run(app: App, run: usize, r: &Run) {
     match r.ms {
         Some(ms) => println!(
             "  {:<6} run {}: {:>9.1} ms (change event at {:.1} ms), renderer RSS {:.0} MB \
-             (peak {:.0} MB, {} renderers), JS heap {:.1} MB",
+             (peak {:.0} MB, {} renderers), JS heap {:.1} MB, longest task {:.0} ms ({} long)",
             app.name(),
             run + 1,
             ms,
@@ -1121,6 +1134,8 @@ fn print_run(app: App, run: usize, r: &Run) {
             r.hwm_mb.unwrap_or(f64::NAN),
             r.renderers,
             r.js_heap_mb.unwrap_or(f64::NAN),
+            r.longest_task_ms.unwrap_or(f64::NAN),
+            r.long_tasks,
         ),
         None => println!(
             "  {:<6} run {}: {}: {} ({:.0} s)",
@@ -1229,9 +1244,23 @@ fn markdown(results: &[ModelResult], with_netron: bool) -> String {
     let mut s = String::new();
     s.push_str(
         "| model | nodes | file MB | Graft median ms | Netron median ms | Netron / Graft | \
-         Graft renderer MB | Netron renderer MB |\n",
+         Graft renderer MB | Netron renderer MB | Graft longest task ms | Netron longest task ms |\n",
     );
-    s.push_str("|---|---:|---:|---:|---:|---:|---:|---:|\n");
+    s.push_str("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+    let longest = |runs: &[Run]| {
+        runs.iter()
+            .filter_map(|r| r.longest_task_ms)
+            .fold(None, |acc: Option<f64>, v| {
+                Some(acc.map_or(v, |a| a.max(v)))
+            })
+            .map_or("—".to_string(), |v| {
+                if v > 0.0 {
+                    format!("{v:.0}")
+                } else {
+                    "none over 50".to_string()
+                }
+            })
+    };
     for (model, graft, netron, _) in results {
         let g = median(ok_values(graft, |r| r.ms));
         let n = median(ok_values(netron, |r| r.ms));
@@ -1243,7 +1272,7 @@ fn markdown(results: &[ModelResult], with_netron: bool) -> String {
             _ => "—".into(),
         };
         s.push_str(&format!(
-            "| {} | {} | {:.1} | {} | {} | {} | {} | {} |\n",
+            "| {} | {} | {:.1} | {} | {} | {} | {} | {} | {} | {} |\n",
             model.name,
             model.nodes.map_or("?".to_string(), |n| n.to_string()),
             mb(model.bytes),
@@ -1257,6 +1286,12 @@ fn markdown(results: &[ModelResult], with_netron: bool) -> String {
             mem_cell(graft),
             if with_netron {
                 mem_cell(netron)
+            } else {
+                "—".into()
+            },
+            longest(graft),
+            if with_netron {
+                longest(netron)
             } else {
                 "—".into()
             },
@@ -1318,6 +1353,8 @@ fn run_json(r: &Run) -> Value {
         "renderer_processes": r.renderers,
         "js_heap_used_mb": r.js_heap_mb,
         "wall_s": r.wall_s,
+        "longest_task_ms": r.longest_task_ms,
+        "long_tasks": r.long_tasks,
     })
 }
 
@@ -1399,7 +1436,18 @@ return classes.length === 1 && classes[0] === 'welcome' && document.getElementBy
 /// Starts the in-page monitor and returns t0. `arguments[0]`: the app.
 const INSTALL: &str = r#"
 const app = arguments[0];
-const b = window.__bench = { t0: 0, change: null, seen: null, done: null, error: null };
+const b = window.__bench = { t0: 0, change: null, seen: null, done: null, error: null,
+  longest: 0, longTasks: 0 };
+// Long tasks from here on (the page's start is not the model's opening).
+try {
+  new PerformanceObserver(list => {
+    for (const e of list.getEntries()) {
+      if (e.startTime < b.t0 || (b.done !== null && e.startTime > b.done)) continue;
+      b.longTasks += 1;
+      b.longest = Math.max(b.longest, e.duration);
+    }
+  }).observe({ type: 'longtask' });
+} catch (e) { b.longest = null; }
 let check;
 if (app === 'graft') {
   // The startup example's boxes, and the ready flag, must not count for the new model.
