@@ -20,6 +20,11 @@ impl Session {
             target: Target::Node(node),
             slot,
         };
+        // `make` reads the node: an id from before the model changed names nothing.
+        let make = |m: &Model| match m.nodes.get(node) {
+            Some(_) => make(m),
+            None => Ok(None),
+        };
         self.edit_made(Some(at), what, make, focus)
     }
 
