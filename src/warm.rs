@@ -23,15 +23,25 @@ pub fn round() {
     let _ = graft_layout::layout(&graph, &Options::default(), &mut || false);
 }
 
-/// Runs [`ROUNDS`] layouts, one per turn, after the next paint; only the first call
-/// does anything.
+/// Set when a model starts opening: the warm-up gives way (the open warms up the
+/// same code anyway).
+static STOPPED: AtomicBool = AtomicBool::new(false);
+
+/// Stops the warm-up (what is left of it).
+pub fn stop() {
+    STOPPED.store(true, Ordering::Relaxed);
+}
+
+/// Runs [`ROUNDS`] layouts, one per turn, after the next paint, until [`stop`]; only
+/// the first call does anything.
 pub fn start_once() {
     static STARTED: AtomicBool = AtomicBool::new(false);
     if STARTED.swap(true, Ordering::Relaxed) {
         return;
     }
+    STOPPED.store(false, Ordering::Relaxed);
     fn next(left: usize) {
-        if left > 0 {
+        if left > 0 && !STOPPED.load(Ordering::Relaxed) {
             platform::soon(move || {
                 round();
                 next(left - 1);

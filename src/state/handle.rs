@@ -209,11 +209,15 @@ impl AppState {
         })
     }
 
+    /// Starts opening a model (`what` shows meanwhile): its ticket. The layout
+    /// warm-up stops, so that it never competes with a real open.
+    fn begin(self, what: String) -> Option<Ticket> {
+        crate::warm::stop();
+        self.change(|s| s.begin(what))
+    }
+
     pub fn open_example(self, file: &'static str) {
-        let Some(ticket) = self
-            .session
-            .try_update(|s| s.begin(format!("Opening {file}…")))
-        else {
+        let Some(ticket) = self.begin(format!("Opening {file}…")) else {
             return;
         };
         spawn_local(async move {
@@ -236,10 +240,7 @@ impl AppState {
     /// Opens the model at `url` (fetched from the page's own origin).
     pub fn open_url(self, url: String) {
         let name = url.rsplit('/').next().unwrap_or(&url).to_string();
-        let Some(ticket) = self
-            .session
-            .try_update(|s| s.begin(format!("Opening {name}…")))
-        else {
+        let Some(ticket) = self.begin(format!("Opening {name}…")) else {
             return;
         };
         spawn_local(async move {
@@ -269,8 +270,7 @@ impl AppState {
         if picked.is_empty() {
             return;
         }
-        let what = format!("Opening {}…", picked.names());
-        let Some(ticket) = self.change(|s| s.begin(what)) else {
+        let Some(ticket) = self.begin(format!("Opening {}…", picked.names())) else {
             return;
         };
         spawn_local(async move {
