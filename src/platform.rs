@@ -433,6 +433,11 @@ pub fn soon(f: impl FnOnce() + 'static) {
     set_timeout(f, Duration::ZERO);
 }
 
+/// Runs `f` after `ms` milliseconds.
+pub fn after_ms(ms: u64, f: impl FnOnce() + 'static) {
+    set_timeout(f, Duration::from_millis(ms));
+}
+
 /// Resolves on a later turn of the event loop (a zero-delay timeout), for async work
 /// that must let the browser run in between.
 pub async fn next_turn() {

@@ -1,10 +1,10 @@
 //! Warming up the layout engine. V8 runs new wasm code in its baseline tier until a
 //! function has run enough for its optimizing tier to compile it, so the first layout
 //! in a fresh page is several times slower than the next one (BENCHMARKS.md, "Layout
-//! in wasm"). Once the first model is drawn (so the warm-up never delays it), small
-//! synthetic layouts run, one per turn of the event loop (a few ms each, so input is
-//! never held up), and a user's first expand or next open lays out with optimized
-//! code.
+//! in wasm"). A second after the first model is drawn (so the warm-up never delays
+//! it, nor a file chosen at once), small synthetic layouts run, one per turn of the
+//! event loop (a few ms each, so input is never held up), and a user's first expand
+//! or next open lays out with optimized code. Opening a model stops it.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -32,8 +32,11 @@ pub fn stop() {
     STOPPED.store(true, Ordering::Relaxed);
 }
 
-/// Runs [`ROUNDS`] layouts, one per turn, after the next paint, until [`stop`]; only
-/// the first call does anything.
+/// How long after the first drawing the warm-up starts (ms).
+const DELAY_MS: u64 = 1_000;
+
+/// Runs [`ROUNDS`] layouts, one per turn, [`DELAY_MS`] after the call, until
+/// [`stop`]; only the first call does anything.
 pub fn start_once() {
     static STARTED: AtomicBool = AtomicBool::new(false);
     if STARTED.swap(true, Ordering::Relaxed) {
@@ -48,5 +51,5 @@ pub fn start_once() {
             });
         }
     }
-    platform::after_next_paint(|| next(ROUNDS));
+    platform::after_ms(DELAY_MS, || next(ROUNDS));
 }
