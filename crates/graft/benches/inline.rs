@@ -15,34 +15,31 @@ use bytes::Bytes;
 use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
 use graft::inline::{InlineOptions, inline_model, inline_model_undoable};
 
-fn files() -> Vec<PathBuf> {
+/// The large corpus models, imported, with their file stems (a missing one is
+/// reported and left out).
+fn models() -> Vec<(String, graft::Model)> {
     let manifest = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     let corpus = std::env::var_os("GRAFT_CORPUS")
         .map(PathBuf::from)
         .unwrap_or_else(|| manifest.join("../../target/corpus"));
-    vec![
-        corpus.join("generated/large_10k.onnx"),
-        corpus.join("generated/large_50k.onnx"),
-    ]
+    let mut out = Vec::new();
+    for name in ["large_10k", "large_50k"] {
+        let path = corpus.join(format!("generated/{name}.onnx"));
+        let Ok(bytes) = std::fs::read(&path) else {
+            eprintln!("missing {}", path.display());
+            continue;
+        };
+        if let Ok(imported) = graft::import(Bytes::from(bytes)) {
+            out.push((name.to_string(), imported.model));
+        }
+    }
+    out
 }
 
 fn inline(c: &mut Criterion) {
     let mut group = c.benchmark_group("inline");
     group.sample_size(20);
-    for path in files() {
-        let Ok(bytes) = std::fs::read(&path) else {
-            eprintln!("missing {}", path.display());
-            continue;
-        };
-        let Ok(imported) = graft::import(Bytes::from(bytes)) else {
-            continue;
-        };
-        let model = imported.model;
-        let name = path
-            .file_stem()
-            .and_then(|s| s.to_str())
-            .unwrap_or("?")
-            .to_string();
+    for (name, model) in models() {
         let options = InlineOptions {
             expose_all: true,
             prefix: Some("g".into()),
@@ -73,16 +70,7 @@ fn preview(c: &mut Criterion) {
                 .model
         })
         .expect("the bundled MLP");
-    for path in files() {
-        let Ok(bytes) = std::fs::read(&path) else {
-            eprintln!("missing {}", path.display());
-            continue;
-        };
-        let Ok(imported) = graft::import(Bytes::from(bytes)) else {
-            continue;
-        };
-        let host = imported.model;
-        let name = path.file_stem().and_then(|s| s.to_str()).unwrap_or("?");
+    for (name, host) in models() {
         let options = |k: usize| InlineOptions {
             prefix: Some(format!("guest{k}")),
             ..InlineOptions::default()
