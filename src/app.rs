@@ -4,7 +4,7 @@
 
 use leptos::prelude::*;
 
-use crate::banner::ErrorBanner;
+use crate::banner::{ErrorBanner, OpeningBanner};
 use crate::drop::DropOverlay;
 use crate::graph::GraphPanel;
 use crate::history::HistoryPanel;
@@ -52,6 +52,7 @@ pub fn App() -> impl IntoView {
         <div class="app" class:presenting=move || state.presenting.get() data-testid="app">
             <Toolbar/>
             <main class="app-main">
+                <OpeningBanner/>
                 <ErrorBanner/>
                 <nav class="tabs" role="tablist">
                     {tab_button(Tab::Graph, "Graph", "tab-graph")}

@@ -17,7 +17,8 @@ use wasm_bindgen::closure::Closure;
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{
-    Blob, BlobPropertyBag, File, FileList, HtmlAnchorElement, HtmlInputElement, Response, Url,
+    Blob, BlobPropertyBag, File, FileList, HtmlAnchorElement, HtmlInputElement,
+    ReadableStreamDefaultReader, Response, Url,
 };
 
 /// A file's name and contents, read into memory.
@@ -61,25 +62,68 @@ impl PickedFiles {
         self.0.iter().map(File::name).collect::<Vec<_>>().join(", ")
     }
 
-    /// Reads every file into memory.
-    pub async fn read(self) -> Result<Vec<LoadedFile>, String> {
+    /// Every file's size in bytes, together.
+    pub fn size(&self) -> u64 {
+        self.0.iter().map(|f| f.size() as u64).sum()
+    }
+
+    /// Reads every file into memory, a slice at a time straight into the app's
+    /// memory, so that no second whole copy is held on the page. `progress` hears the
+    /// bytes read and the total after each slice, and stops the read by returning
+    /// false.
+    pub async fn read(
+        self,
+        progress: &mut dyn FnMut(u64, u64) -> bool,
+    ) -> Result<Vec<LoadedFile>, String> {
+        let total = self.size();
+        let mut done = 0;
         let mut loaded = Vec::with_capacity(self.0.len());
         for file in self.0 {
             let name = file.name();
-            let buffer = JsFuture::from(file.array_buffer())
-                .await
-                .map_err(|e| format!("{name}: could not read the file ({})", js_message(&e)))?;
+            let size = file.size() as usize;
+            let mut bytes = vec![0u8; size];
+            let mut at = 0;
+            while at < size {
+                let end = (at + READ_SLICE).min(size);
+                let failed =
+                    |e: JsValue| format!("{name}: could not read the file ({})", js_message(&e));
+                let slice = file
+                    .slice_with_f64_and_f64(at as f64, end as f64)
+                    .map_err(failed)?;
+                let buffer = JsFuture::from(slice.array_buffer()).await.map_err(failed)?;
+                let chunk = Uint8Array::new(&buffer);
+                if chunk.length() as usize != end - at {
+                    return Err(format!("{name}: the file changed while it was read"));
+                }
+                chunk.copy_to(&mut bytes[at..end]);
+                done += (end - at) as u64;
+                at = end;
+                if !progress(done, total) {
+                    return Err(format!("{name}: reading it was cancelled"));
+                }
+            }
             loaded.push(LoadedFile {
                 name,
-                bytes: Bytes::from(Uint8Array::new(&buffer).to_vec()),
+                bytes: Bytes::from(bytes),
             });
         }
         Ok(loaded)
     }
 }
 
-/// Fetches a file served beside the app (a bundled example).
-pub async fn fetch_bytes(url: &str) -> Result<Bytes, String> {
+/// How much of a file is read at a time: big enough that reading costs little more
+/// than the copy, small enough that a copy is a few milliseconds.
+const READ_SLICE: usize = 8 << 20;
+
+/// Fetches a file served beside the app (a bundled example, a `?model=` URL), reading
+/// its body as a stream straight into the app's memory. `progress` hears the bytes
+/// read and the total (0 when the server does not say), and stops the read by
+/// returning false.
+pub async fn fetch_bytes(
+    url: &str,
+    progress: &mut dyn FnMut(u64, u64) -> bool,
+) -> Result<Bytes, String> {
+    let failed = |e: JsValue| format!("could not read it ({})", js_message(&e));
     let response = JsFuture::from(window().fetch_with_str(url))
         .await
         .map_err(|e| format!("could not fetch it ({})", js_message(&e)))?;
@@ -89,13 +133,41 @@ pub async fn fetch_bytes(url: &str) -> Result<Bytes, String> {
     if !response.ok() {
         return Err(format!("could not fetch it (HTTP {})", response.status()));
     }
-    let promise = response
-        .array_buffer()
-        .map_err(|e| format!("could not read it ({})", js_message(&e)))?;
-    let buffer = JsFuture::from(promise)
-        .await
-        .map_err(|e| format!("could not read it ({})", js_message(&e)))?;
-    Ok(Bytes::from(Uint8Array::new(&buffer).to_vec()))
+    let total = response
+        .headers()
+        .get("content-length")
+        .ok()
+        .flatten()
+        .and_then(|l| l.parse::<u64>().ok())
+        .unwrap_or(0);
+    let Some(body) = response.body() else {
+        return Ok(Bytes::new());
+    };
+    let reader: ReadableStreamDefaultReader = body
+        .get_reader()
+        .dyn_into()
+        .map_err(|_| "the response's body gave no reader".to_string())?;
+    // Content-Length counts encoded bytes; it is a good first capacity, not a limit.
+    let mut bytes = Vec::with_capacity(usize::try_from(total).unwrap_or(0));
+    loop {
+        let step = JsFuture::from(reader.read()).await.map_err(failed)?;
+        let done = js_sys::Reflect::get(&step, &"done".into()).map_err(failed)?;
+        if done.is_truthy() {
+            break;
+        }
+        let value = js_sys::Reflect::get(&step, &"value".into()).map_err(failed)?;
+        let chunk: Uint8Array = value
+            .dyn_into()
+            .map_err(|_| "the response's body is not bytes".to_string())?;
+        let at = bytes.len();
+        bytes.resize(at + chunk.length() as usize, 0);
+        chunk.copy_to(&mut bytes[at..]);
+        if !progress(bytes.len() as u64, total.max(bytes.len() as u64)) {
+            let _ = reader.cancel();
+            return Err("reading it was cancelled".to_string());
+        }
+    }
+    Ok(Bytes::from(bytes))
 }
 
 /// Saves `bytes` as a download named `name`. The bytes stay on this machine: the link

@@ -371,6 +371,55 @@ fn external_data_opened_with_its_model_is_supplied() {
 
 #[test]
 #[ignore = "browser tier: needs dist/ and Chromium; `cargo xtask test` runs it"]
+fn opening_shows_its_progress_and_cancel_keeps_the_open_model() {
+    let large = corpus().join("generated/large_10k.onnx");
+    let app = App::open();
+    app.wait_for_model(STARTUP_EXAMPLE);
+    let before = app.text("summary");
+    choose_files(&app, &[&large]);
+    // 125 MB are read a slice at a time, then decoded, checked, inferred and laid
+    // out, a turn of the event loop each: Cancel is there all along.
+    let cancel = app.wait("open-cancel");
+    let progress = app.text("open-progress");
+    assert!(
+        [
+            "Reading large_10k.onnx",
+            "Decoding",
+            "Checking",
+            "Inferring",
+            "Laying out"
+        ]
+        .iter()
+        .any(|stage| progress.contains(stage)),
+        "the toolbar says how far the open has come: {progress:?}"
+    );
+    app.browser.click(&cancel).unwrap();
+    assert!(
+        app.get("open-cancel").is_none(),
+        "the progress goes once cancelled"
+    );
+    // Long enough for the cancelled open to have finished had it gone on.
+    std::thread::sleep(std::time::Duration::from_secs(3));
+    assert_eq!(
+        app.text("model-name"),
+        STARTUP_EXAMPLE,
+        "the open model stays"
+    );
+    assert_eq!(app.text("summary"), before, "and is unchanged");
+    assert_eq!(app.error(), "", "a cancel is not an error");
+
+    // Not cancelled, the same file opens and the progress goes away.
+    choose_files(&app, &[&large]);
+    app.wait_for_model("large_10k.onnx");
+    assert!(
+        app.get("open-progress").is_none(),
+        "the progress goes once open"
+    );
+    assert_summary_matches(&app, &native_summary(&large, &[]), "large_10k.onnx");
+}
+
+#[test]
+#[ignore = "browser tier: needs dist/ and Chromium; `cargo xtask test` runs it"]
 fn a_file_dropped_on_the_page_opens() {
     let app = App::open();
     app.wait_for_model(STARTUP_EXAMPLE);

@@ -1,5 +1,5 @@
-//! The error banner: why the last open or export failed. The model that was open stays
-//! open underneath it.
+//! The banners: why the last open or export failed (the model that was open stays open
+//! underneath), and how far an open has come, with Cancel.
 
 use leptos::prelude::*;
 
@@ -20,6 +20,30 @@ pub fn ErrorBanner() -> impl IntoView {
                         on:click=move |_| state.dismiss_error()
                     >
                         "×"
+                    </button>
+                </div>
+            }
+        })
+    }
+}
+
+/// How far the open in progress has come (bytes read, then each stage), with Cancel:
+/// it floats over the page, so nothing moves when it comes and goes.
+#[component]
+pub fn OpeningBanner() -> impl IntoView {
+    let state = expect_context::<AppState>();
+    move || {
+        state.pending.get().map(|note| {
+            view! {
+                <div class="banner banner-opening" role="status" aria-live="polite">
+                    <p class="banner-message" data-testid="open-progress">{note}</p>
+                    <button
+                        class="button"
+                        data-testid="open-cancel"
+                        title="Stop opening; the model that is open stays as it is (Esc)"
+                        on:click=move |_| state.cancel_open()
+                    >
+                        "Cancel"
                     </button>
                 </div>
             }

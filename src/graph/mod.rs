@@ -171,6 +171,7 @@ pub fn GraphPanel() -> impl IntoView {
         "[" => state.step_level(false),
         "Escape" => {
             state.cancel_work();
+            state.cancel_open();
             help.set(false);
             state.select(Vec::new());
         }

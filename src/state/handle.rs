@@ -222,18 +222,8 @@ impl AppState {
         };
         spawn_local(async move {
             let url = format!("{EXAMPLES_URL}/{file}");
-            let files = platform::fetch_bytes(&url)
-                .await
-                .map(|bytes| {
-                    vec![LoadedFile {
-                        name: file.to_string(),
-                        bytes,
-                    }]
-                })
-                .map_err(|e| format!("{file}: {e}"));
-            let started = platform::now_ms();
-            self.change(|s| s.finish(ticket, files, Origin::Example(file)));
-            platform::publish_timing("open_ms", platform::now_ms() - started);
+            let files = self.fetch(ticket, file.to_string(), &url).await;
+            self.load(ticket, file, Origin::Example(file), files).await;
         });
     }
 
@@ -244,18 +234,8 @@ impl AppState {
             return;
         };
         spawn_local(async move {
-            let files = platform::fetch_bytes(&url)
-                .await
-                .map(|bytes| {
-                    vec![LoadedFile {
-                        name: name.clone(),
-                        bytes,
-                    }]
-                })
-                .map_err(|e| format!("{name}: {e}"));
-            let started = platform::now_ms();
-            self.change(|s| s.finish(ticket, files, Origin::Files));
-            platform::publish_timing("open_ms", platform::now_ms() - started);
+            let files = self.fetch(ticket, name.clone(), &url).await;
+            self.load(ticket, &name, Origin::Files, files).await;
         });
     }
 
@@ -270,15 +250,109 @@ impl AppState {
         if picked.is_empty() {
             return;
         }
-        let Some(ticket) = self.begin(format!("Opening {}…", picked.names())) else {
+        let names = picked.names();
+        let Some(ticket) = self.begin(format!("Opening {names}…")) else {
             return;
         };
         spawn_local(async move {
-            let files = picked.read().await;
-            let started = platform::now_ms();
-            self.change(|s| s.finish(ticket, files, Origin::Files));
-            platform::publish_timing("open_ms", platform::now_ms() - started);
+            let files = picked.read(&mut self.read_progress(ticket, &names)).await;
+            self.load(ticket, &names, Origin::Files, files).await;
         });
+    }
+
+    /// Stops the open in progress; the model that was open stays as it was.
+    pub fn cancel_open(self) {
+        self.change(Session::cancel_open);
+    }
+
+    /// Fetches `url` as the file `name` for the load `ticket`, showing the bytes read.
+    async fn fetch(
+        self,
+        ticket: Ticket,
+        name: String,
+        url: &str,
+    ) -> Result<Vec<LoadedFile>, String> {
+        let bytes = platform::fetch_bytes(url, &mut self.read_progress(ticket, &name))
+            .await
+            .map_err(|e| format!("{name}: {e}"))?;
+        Ok(vec![LoadedFile { name, bytes }])
+    }
+
+    /// The progress of reading `what` for the load `ticket`: it shows the bytes read,
+    /// and stops the read once the load is cancelled or replaced.
+    fn read_progress(self, ticket: Ticket, what: &str) -> impl FnMut(u64, u64) -> bool + use<> {
+        let what = what.to_string();
+        move |done, total| {
+            let note = format!(
+                "Reading {what}: {} of {}…",
+                crate::format::bytes(done),
+                crate::format::bytes(total)
+            );
+            self.change(|s| s.progress(ticket, note)) == Some(true)
+        }
+    }
+
+    /// Opens the model among `files` for the load `ticket`, a stage per turn of the
+    /// event loop (decode, check, infer, lay out): the toolbar names each stage beside
+    /// Cancel, and a Cancel or a later open stops it between two stages, leaving the
+    /// open model as it was. The model opens, or its error shows, once all are done.
+    async fn load(
+        self,
+        ticket: Ticket,
+        name: &str,
+        origin: Origin,
+        files: Result<Vec<LoadedFile>, String>,
+    ) {
+        let started = platform::now_ms();
+        let Some(opened) = self.stages(ticket, name, origin, files).await else {
+            return;
+        };
+        self.change(|s| s.finish_open(ticket, opened));
+        platform::publish_timing("open_ms", platform::now_ms() - started);
+    }
+
+    /// The stages of [`Self::load`]; `None` when the load stopped being current.
+    async fn stages(
+        self,
+        ticket: Ticket,
+        name: &str,
+        origin: Origin,
+        files: Result<Vec<LoadedFile>, String>,
+    ) -> Option<Result<OpenModel, String>> {
+        if !self.stage(ticket, format!("Decoding {name}…")).await {
+            return None;
+        }
+        let mut loading = match files.and_then(|files| Loading::decode(files, origin)) {
+            Ok(loading) => loading,
+            Err(message) => return Some(Err(message)),
+        };
+        let nodes = crate::format::count(loading.nodes() as u64);
+        if !self.stage(ticket, format!("Checking {nodes} nodes…")).await {
+            return None;
+        }
+        loading.check();
+        if !self
+            .stage(ticket, format!("Inferring the types of {nodes} nodes…"))
+            .await
+        {
+            return None;
+        }
+        loading.infer();
+        if !self.stage(ticket, format!("Laying out {name}…")).await {
+            return None;
+        }
+        Some(Ok(loading.lay_out()))
+    }
+
+    /// Shows `what` as the load's progress and yields a turn of the event loop, so
+    /// the page paints it and can take a Cancel; false when the load is no longer
+    /// current.
+    async fn stage(self, ticket: Ticket, what: String) -> bool {
+        if self.change(|s| s.progress(ticket, what)) != Some(true) {
+            return false;
+        }
+        platform::next_turn().await;
+        self.session.with_untracked(|s| s.is_current(ticket))
     }
 
     /// Reads the picked or dropped files and opens the inline dialog for the model
@@ -289,7 +363,7 @@ impl AppState {
         }
         spawn_local(async move {
             let result = picked
-                .read()
+                .read(&mut |_, _| true)
                 .await
                 .and_then(|files| self.change(|s| s.begin_inline(files)).unwrap_or(Ok(())));
             if let Err(message) = result {
@@ -588,7 +662,7 @@ impl AppState {
             return;
         }
         spawn_local(async move {
-            match picked.read().await {
+            match picked.read(&mut |_, _| true).await {
                 Ok(files) => {
                     if let Some(file) = files.first() {
                         let bytes = file.bytes.clone();

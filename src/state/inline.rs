@@ -9,6 +9,7 @@
 //! (inlined again, the same as before) or the host itself on the canvas.
 
 use std::collections::HashSet;
+use std::sync::Arc;
 
 use graft::Model;
 use graft::hash::FxBuild;
@@ -184,12 +185,14 @@ impl Session {
                     None => shown,
                 };
                 let checked = graft::check::Checked::new(&model);
+                let inferred = Arc::new(graft::infer::infer(&model));
                 self.open = Some(open_model(
                     host.name.clone(),
                     host.origin,
                     model,
                     host.imported.clone(),
                     checked,
+                    inferred,
                 ));
                 draft.host = Some(host);
             }

@@ -368,11 +368,76 @@ fn hits(view: &View, found: Vec<ItemId>) -> Vec<SearchHit> {
         .collect()
 }
 
-/// Opens the model among `files`; the others are its external-data files.
+/// Opens the model among `files` (the others are its external-data files), all its
+/// stages at once (the tests' way; the app runs them a turn apart).
+#[cfg(test)]
 fn open_files(files: Vec<LoadedFile>, origin: Origin) -> Result<OpenModel, String> {
-    let (name, model, imported) = load_model(files)?;
-    let checked = graft::check::Checked::new(&model);
-    Ok(open_model(name, origin, model, Arc::new(imported), checked))
+    let mut loading = Loading::decode(files, origin)?;
+    loading.check();
+    loading.infer();
+    Ok(loading.lay_out())
+}
+
+/// A model being opened, stage by stage: the app runs each stage in its own turn of
+/// the event loop, so that the page paints the progress and takes a Cancel between
+/// them (`AppState::load`).
+pub struct Loading {
+    name: String,
+    origin: Origin,
+    model: Model,
+    imported: Arc<Vec<Diagnostic>>,
+    checked: Option<graft::check::Checked>,
+    inferred: Option<Arc<graft::infer::Inferred>>,
+}
+
+impl Loading {
+    /// The first stage: imports the model among `files` and attaches the others.
+    pub fn decode(files: Vec<LoadedFile>, origin: Origin) -> Result<Loading, String> {
+        let (name, model, imported) = load_model(files)?;
+        Ok(Loading {
+            name,
+            origin,
+            model,
+            imported: Arc::new(imported),
+            checked: None,
+            inferred: None,
+        })
+    }
+
+    /// How many nodes the model has, in every graph and function: for the progress
+    /// note.
+    pub fn nodes(&self) -> usize {
+        self.model.nodes.len()
+    }
+
+    /// Runs the checker.
+    pub fn check(&mut self) {
+        self.checked = Some(graft::check::Checked::new(&self.model));
+    }
+
+    /// Infers types and shapes.
+    pub fn infer(&mut self) {
+        self.inferred = Some(Arc::new(graft::infer::infer(&self.model)));
+    }
+
+    /// The last stage: builds the view, lays it out, and gives the model to open
+    /// (a stage skipped before runs here).
+    pub fn lay_out(self) -> OpenModel {
+        let checked = self
+            .checked
+            .unwrap_or_else(|| graft::check::Checked::new(&self.model));
+        let inferred = self
+            .inferred
+            .unwrap_or_else(|| Arc::new(graft::infer::infer(&self.model)));
+        open_model(
+            self.name,
+            self.origin,
+            self.model,
+            self.imported,
+            checked,
+            inferred,
+        )
+    }
 }
 
 /// The summary of `model` with the importer's findings that hold and the checker's.
@@ -475,9 +540,9 @@ fn open_model(
     model: Model,
     imported: Arc<Vec<Diagnostic>>,
     checked: graft::check::Checked,
+    inferred: Arc<graft::infer::Inferred>,
 ) -> OpenModel {
     let summary = Arc::new(summary_of(&model, &imported, &checked));
-    let inferred = Arc::new(graft::infer::infer(&model));
     let scene = typed_view(&model, &inferred).and_then(|view| {
         let mut scene = Scene::new(view);
         scene.layout(&model, &mut || false).ok().map(|_| scene)

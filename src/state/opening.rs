@@ -16,18 +16,51 @@ impl Session {
 
     /// Ends a load with the files it read (or why it could not read them). The model
     /// among them replaces the open one; if it does not open, the open model stays and
-    /// the error is shown. A stale load changes nothing.
+    /// the error is shown. A stale load changes nothing. (The tests' way: the app
+    /// runs the stages a turn apart and ends with `finish_open`.)
+    #[cfg(test)]
     pub fn finish(
         &mut self,
         ticket: Ticket,
         files: Result<Vec<LoadedFile>, String>,
         origin: Origin,
     ) {
-        if self.pending.as_ref().is_none_or(|p| p.ticket != ticket) {
+        if self.is_current(ticket) {
+            self.finish_open(ticket, files.and_then(|files| open_files(files, origin)));
+        }
+    }
+
+    /// Whether `ticket` is the load in progress (not replaced by a later one, not
+    /// cancelled).
+    pub fn is_current(&self, ticket: Ticket) -> bool {
+        self.pending.as_ref().is_some_and(|p| p.ticket == ticket)
+    }
+
+    /// Shows how far the load `ticket` has come; false when it is no longer current.
+    pub fn progress(&mut self, ticket: Ticket, what: String) -> bool {
+        match self.pending.as_mut() {
+            Some(p) if p.ticket == ticket => {
+                p.what = what;
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// Stops the load in progress: the model that was open stays, unchanged.
+    pub fn cancel_open(&mut self) {
+        self.pending = None;
+    }
+
+    /// Ends the load `ticket` with the model it opened, or why it did not: the model
+    /// replaces the open one, or the open one stays and the error shows. A stale load
+    /// changes nothing.
+    pub fn finish_open(&mut self, ticket: Ticket, opened: Result<OpenModel, String>) {
+        if !self.is_current(ticket) {
             return;
         }
         self.pending = None;
-        match files.and_then(|files| open_files(files, origin)) {
+        match opened {
             Ok(open) => {
                 self.open = Some(open);
                 self.error = None;

@@ -683,6 +683,32 @@ fn only_the_latest_load_lands() {
 }
 
 #[test]
+fn a_cancelled_load_leaves_the_open_model_as_it_was() {
+    let mut session = Session::default();
+    open(&mut session, vec![example_file("mlp.onnx")]);
+    let serial = session.open().map(|o| o.serial);
+    let ticket = session.begin("Opening silero_vad.onnx…");
+    assert!(session.progress(ticket, "Decoding silero_vad.onnx…".into()));
+    let mut loading = Loading::decode(vec![example_file("silero_vad.onnx")], Origin::Files)
+        .expect("silero_vad decodes");
+    loading.check();
+    session.cancel_open();
+    assert_eq!(session.pending(), None);
+    assert!(
+        !session.progress(ticket, "Inferring…".into()),
+        "a cancelled load hears that it is no longer current"
+    );
+    loading.infer();
+    session.finish_open(ticket, Ok(loading.lay_out()));
+    let open = session.open().expect("the model stays open");
+    assert_eq!(
+        (open.name.as_str(), Some(open.serial)),
+        ("mlp.onnx", serial)
+    );
+    assert_eq!(session.error(), None);
+}
+
+#[test]
 fn the_onnx_file_is_the_model_and_strays_are_reported() {
     let mut session = Session::default();
     open(

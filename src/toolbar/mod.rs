@@ -42,9 +42,7 @@ pub fn Toolbar() -> impl IntoView {
                 <img class="brand-mark" src="icons/graft.svg" alt="" width="22" height="22"/>
                 <span class="brand-name">"Graft"</span>
             </div>
-            <p class="toolbar-status" role="status" aria-live="polite">
-                {move || state.pending.get()}
-            </p>
+            <div class="toolbar-spacer"></div>
             <div class="toolbar-actions">
                 <button
                     class="button"
