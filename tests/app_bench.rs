@@ -115,6 +115,9 @@ struct Run {
     change_ms: Option<f64>,
     rss_mb: Option<f64>,
     hwm_mb: Option<f64>,
+    /// The renderer's resident set again after a forced garbage collection: what the
+    /// page holds, without the garbage the collector had not yet reclaimed.
+    gc_rss_mb: Option<f64>,
     js_heap_mb: Option<f64>,
     renderers: usize,
     wall_s: f64,
@@ -122,6 +125,9 @@ struct Run {
     /// the model drawn: the longest, and how many.
     longest_task_ms: Option<f64>,
     long_tasks: u64,
+    /// Graft: the time of each stage of the open, as the app publishes them
+    /// (`open_read_ms`, `open_decode_ms`…), in milliseconds.
+    stages: Vec<(String, f64)>,
 }
 
 /// Graft's interactions on one model, one run.
@@ -762,6 +768,18 @@ fn measure_in(
         result.longest_task_ms = v[0].as_f64();
         result.long_tasks = v[1].as_u64().unwrap_or(0);
     }
+    if app == App::Graft
+        && let Ok(Value::Array(stages)) = browser.execute(
+            "const t = window.__graftTimings || {}; \
+             return Object.entries(t).filter(([k]) => k.startsWith('open_'));",
+            vec![],
+        )
+    {
+        result.stages = stages
+            .iter()
+            .filter_map(|kv| Some((kv[0].as_str()?.to_string(), kv[1].as_f64()?)))
+            .collect();
+    }
     // Memory once drawn: the page's JS heap, and the renderer process's resident set.
     if let Ok(heap) = browser.cdp("Runtime.getHeapUsage", json!({})) {
         result.js_heap_mb = heap["usedSize"].as_f64().map(|b| b / 1e6);
@@ -771,6 +789,16 @@ fn measure_in(
     if let Some(main) = renderers.iter().max_by_key(|r| r.rss_kb) {
         result.rss_mb = Some(main.rss_kb as f64 * 1024.0 / 1e6);
         result.hwm_mb = Some(main.hwm_kb as f64 * 1024.0 / 1e6);
+    }
+    if browser
+        .cdp("HeapProfiler.collectGarbage", json!({}))
+        .is_ok()
+    {
+        std::thread::sleep(Duration::from_millis(500));
+        result.gc_rss_mb = crate::renderers(browser.driver_pid())
+            .iter()
+            .map(|r| r.rss_kb as f64 * 1024.0 / 1e6)
+            .reduce(f64::max);
     }
     if run == 0 {
         let shot = shots.join(format!("{}-{}.png", app.name(), stem(&model.name)));
@@ -1125,13 +1153,15 @@ fn print_run(app: App, run: usize, r: &Run) {
     match r.ms {
         Some(ms) => println!(
             "  {:<6} run {}: {:>9.1} ms (change event at {:.1} ms), renderer RSS {:.0} MB \
-             (peak {:.0} MB, {} renderers), JS heap {:.1} MB, longest task {:.0} ms ({} long)",
+             (peak {:.0} MB, {:.0} MB after GC, {} renderers), JS heap {:.1} MB, longest task \
+             {:.0} ms ({} long)",
             app.name(),
             run + 1,
             ms,
             r.change_ms.unwrap_or(f64::NAN),
             r.rss_mb.unwrap_or(f64::NAN),
             r.hwm_mb.unwrap_or(f64::NAN),
+            r.gc_rss_mb.unwrap_or(f64::NAN),
             r.renderers,
             r.js_heap_mb.unwrap_or(f64::NAN),
             r.longest_task_ms.unwrap_or(f64::NAN),
@@ -1145,6 +1175,24 @@ fn print_run(app: App, run: usize, r: &Run) {
             r.detail,
             r.wall_s
         ),
+    }
+    if !r.stages.is_empty() {
+        let stages: Vec<String> = r
+            .stages
+            .iter()
+            .map(|(k, ms)| {
+                format!(
+                    "{} {ms:.0}",
+                    k.trim_start_matches("open_").trim_end_matches("_ms")
+                )
+            })
+            .collect();
+        println!(
+            "  {:<6} run {}: stages (ms): {}",
+            app.name(),
+            run + 1,
+            stages.join(", ")
+        );
     }
 }
 
@@ -1233,7 +1281,10 @@ fn mem_cell(runs: &[Run]) -> String {
         median(ok_values(runs, |r| r.rss_mb)),
         median(ok_values(runs, |r| r.hwm_mb)),
     ) {
-        (Some(rss), Some(hwm)) => format!("{rss:.0} (peak {hwm:.0})"),
+        (Some(rss), Some(hwm)) => match median(ok_values(runs, |r| r.gc_rss_mb)) {
+            Some(gc) => format!("{rss:.0} (peak {hwm:.0}, after GC {gc:.0})"),
+            None => format!("{rss:.0} (peak {hwm:.0})"),
+        },
         _ => "—".into(),
     }
 }
@@ -1350,11 +1401,17 @@ fn run_json(r: &Run) -> Value {
         "change_event_ms": r.change_ms,
         "renderer_rss_mb": r.rss_mb,
         "renderer_peak_rss_mb": r.hwm_mb,
+        "renderer_rss_after_gc_mb": r.gc_rss_mb,
         "renderer_processes": r.renderers,
         "js_heap_used_mb": r.js_heap_mb,
         "wall_s": r.wall_s,
         "longest_task_ms": r.longest_task_ms,
         "long_tasks": r.long_tasks,
+        "stages_ms": r
+            .stages
+            .iter()
+            .map(|(k, ms)| (k.clone(), json!(ms)))
+            .collect::<serde_json::Map<String, Value>>(),
     })
 }
 

@@ -255,7 +255,9 @@ impl AppState {
             return;
         };
         spawn_local(async move {
+            let started = platform::now_ms();
             let files = picked.read(&mut self.read_progress(ticket, &names)).await;
+            platform::publish_timing("open_read_ms", platform::now_ms() - started);
             self.load(ticket, &names, Origin::Files, files).await;
         });
     }
@@ -307,11 +309,14 @@ impl AppState {
         let Some(opened) = self.stages(ticket, name, origin, files).await else {
             return;
         };
+        let shown = platform::now_ms();
         self.change(|s| s.finish_open(ticket, opened));
+        platform::publish_timing("open_show_ms", platform::now_ms() - shown);
         platform::publish_timing("open_ms", platform::now_ms() - started);
     }
 
-    /// The stages of [`Self::load`]; `None` when the load stopped being current.
+    /// The stages of [`Self::load`]; `None` when the load stopped being current. Each
+    /// stage's time is published (`open_decode_ms`…) for the browser benchmark.
     async fn stages(
         self,
         ticket: Ticket,
@@ -319,10 +324,19 @@ impl AppState {
         origin: Origin,
         files: Result<Vec<LoadedFile>, String>,
     ) -> Option<Result<OpenModel, String>> {
+        fn timed<T>(stage: &str, f: impl FnOnce() -> T) -> T {
+            let started = platform::now_ms();
+            let out = f();
+            platform::publish_timing(&format!("open_{stage}_ms"), platform::now_ms() - started);
+            out
+        }
         if !self.stage(ticket, format!("Decoding {name}…")).await {
             return None;
         }
-        let mut loading = match files.and_then(|files| Loading::decode(files, origin)) {
+        let decoded = timed("decode", || {
+            files.and_then(|files| Loading::decode(files, origin))
+        });
+        let mut loading = match decoded {
             Ok(loading) => loading,
             Err(message) => return Some(Err(message)),
         };
@@ -330,18 +344,18 @@ impl AppState {
         if !self.stage(ticket, format!("Checking {nodes} nodes…")).await {
             return None;
         }
-        loading.check();
+        timed("check", || loading.check());
         if !self
             .stage(ticket, format!("Inferring the types of {nodes} nodes…"))
             .await
         {
             return None;
         }
-        loading.infer();
+        timed("infer", || loading.infer());
         if !self.stage(ticket, format!("Laying out {name}…")).await {
             return None;
         }
-        Some(Ok(loading.lay_out()))
+        Some(Ok(timed("layout", || loading.lay_out())))
     }
 
     /// Shows `what` as the load's progress and yields a turn of the event loop, so

@@ -2,6 +2,10 @@
 //! if `dist/` is missing, fetches Netron's wheel from PyPI and unpacks its static site
 //! under `target/netron` (once), then runs the benchmark in release mode. Results go to
 //! `target/bench/app.json`, `app.md` and `shots/`.
+//!
+//! With `GRAFT_APP_BENCH_SCALE=1` it measures the scale models instead (200k nodes; 1 GB
+//! of weights, embedded and external), written under `target/scale` by
+//! `tests/interop/scale_models.py` when missing, and times the edits on the 200k one.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -29,8 +33,16 @@ pub fn run(root: &Path) -> Result<(), String> {
         "== bench-app: Graft (dist/) against Netron {NETRON_VERSION}, corpus {}",
         corpus.display()
     );
+    let mut bench = Command::new("cargo");
+    if std::env::var("GRAFT_APP_BENCH_SCALE").is_ok_and(|v| v == "1") {
+        let models = scale_models(root, &python)?;
+        bench
+            .env("GRAFT_APP_BENCH_MODELS", models.join(","))
+            .env("GRAFT_APP_BENCH_INTERACT", "scale_200k")
+            .env("GRAFT_APP_BENCH_OUT", root.join("target/bench/scale"));
+    }
     crate::run(
-        Command::new("cargo")
+        bench
             .args([
                 "test",
                 "--release",
@@ -43,6 +55,23 @@ pub fn run(root: &Path) -> Result<(), String> {
             .env("GRAFT_CORPUS", &corpus)
             .env("GRAFT_NETRON", &netron)
             .current_dir(root),
+    )
+}
+
+/// Writes the scale models under `target/scale` (the script keeps those up to date)
+/// and gives their paths.
+fn scale_models(root: &Path, python: &Path) -> Result<Vec<String>, String> {
+    let dir = root.join("target/scale");
+    crate::run(
+        Command::new(python)
+            .arg(root.join("tests/interop/scale_models.py"))
+            .arg(&dir),
+    )?;
+    Ok(
+        ["scale_200k.onnx", "scale_1g.onnx", "scale_1g_external.onnx"]
+            .iter()
+            .map(|name| dir.join(name).display().to_string())
+            .collect(),
     )
 }
 
