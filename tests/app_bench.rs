@@ -84,6 +84,7 @@ const DEFAULT_MODELS: &[&str] = &[
 enum App {
     Graft,
     Netron,
+    ModelExplorer,
 }
 
 impl App {
@@ -91,7 +92,63 @@ impl App {
         match self {
             App::Graft => "graft",
             App::Netron => "netron",
+            App::ModelExplorer => "explorer",
         }
+    }
+
+    /// The name in the tables.
+    fn title(self) -> &'static str {
+        match self {
+            App::Graft => "Graft",
+            App::Netron => "Netron",
+            App::ModelExplorer => "Model Explorer",
+        }
+    }
+}
+
+/// Model Explorer's server (`model-explorer --extensions model_explorer_onnx`), which
+/// the page uploads each model to; stopped when dropped.
+struct ExplorerServer {
+    child: std::process::Child,
+    addr: SocketAddr,
+}
+
+impl ExplorerServer {
+    fn start(program: &Path) -> Result<ExplorerServer, String> {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .map_err(|e| format!("no free port: {e}"))?
+            .port();
+        let child = Command::new(program)
+            .args(["--host", "127.0.0.1", "--port", &port.to_string()])
+            .args([
+                "--no_open_in_browser",
+                "--extensions",
+                "model_explorer_onnx",
+            ])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .map_err(|e| format!("{}: {e}", program.display()))?;
+        let server = ExplorerServer {
+            child,
+            addr: SocketAddr::from(([127, 0, 0, 1], port)),
+        };
+        let deadline = Instant::now() + START_TIMEOUT;
+        while std::net::TcpStream::connect(server.addr).is_err() {
+            if Instant::now() > deadline {
+                return Err(format!("Model Explorer did not listen on {}", server.addr));
+            }
+            std::thread::sleep(Duration::from_millis(200));
+        }
+        Ok(server)
+    }
+}
+
+impl Drop for ExplorerServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
     }
 }
 
@@ -192,13 +249,24 @@ fn bench() -> Result<(), String> {
     }
     let (graft_addr, _graft_server) =
         serve_dir(&dist, 0).map_err(|e| format!("cannot serve {}: {e}", dist.display()))?;
-    let netron_addr = if netron_ok {
+    let mut peers = Vec::new();
+    if netron_ok {
         let (addr, _thread) =
             serve_dir(&netron, 0).map_err(|e| format!("cannot serve {}: {e}", netron.display()))?;
-        Some(addr)
-    } else {
-        None
+        peers.push((App::Netron, addr));
+    }
+    // Model Explorer with its ONNX adapter, when `GRAFT_MODEL_EXPLORER` names its
+    // `model-explorer` program (`cargo xtask bench-app` installs it).
+    let explorer = match env_path("GRAFT_MODEL_EXPLORER") {
+        Some(program) => Some(ExplorerServer::start(&program)?),
+        None => {
+            eprintln!("app_bench: GRAFT_MODEL_EXPLORER is not set; Model Explorer is not measured");
+            None
+        }
     };
+    if let Some(server) = &explorer {
+        peers.push((App::ModelExplorer, server.addr));
+    }
 
     let layout_md = layout_in_wasm(graft_addr)?;
     println!("\n{layout_md}");
@@ -218,10 +286,14 @@ fn bench() -> Result<(), String> {
         return Err("no model files found (set GRAFT_CORPUS or GRAFT_APP_BENCH_MODELS)".into());
     }
     println!(
-        "app_bench: {} models, {runs} runs each, Graft from {}, Netron {}",
+        "app_bench: {} models, {runs} runs each, Graft from {}, against {}",
         models.len(),
         dist.display(),
-        if netron_ok { "9.3.3" } else { "skipped" }
+        peers
+            .iter()
+            .map(|(app, _)| app.title())
+            .collect::<Vec<_>>()
+            .join(" and "),
     );
 
     // The models Graft's interactions are timed on (file names containing one of these).
@@ -242,9 +314,10 @@ fn bench() -> Result<(), String> {
             .iter()
             .any(|pattern| !pattern.is_empty() && model.name.contains(pattern.as_str()));
         let mut graft_runs = Vec::new();
-        let mut netron_runs = Vec::new();
+        let mut peer_runs: Vec<(App, Vec<Run>)> =
+            peers.iter().map(|&(app, _)| (app, Vec::new())).collect();
+        let mut gave_up: Vec<Option<String>> = vec![None; peers.len()];
         let mut interactions = Vec::new();
-        let mut netron_gave_up = None;
         for run in 0..runs {
             let (r, inter) = measure(App::Graft, graft_addr, model, run, &shots, interact);
             print_run(App::Graft, run, &r);
@@ -253,28 +326,33 @@ fn bench() -> Result<(), String> {
                 interactions.push(i);
             }
             graft_runs.push(r);
-            if let Some(addr) = netron_addr {
-                if let Some(status) = &netron_gave_up {
+            for (k, &(app, addr)) in peers.iter().enumerate() {
+                if let Some(status) = &gave_up[k] {
                     // A run that hit the timeout or crashed would only do so again.
-                    netron_runs.push(Run {
+                    peer_runs[k].1.push(Run {
                         status: "skipped".into(),
                         detail: format!("an earlier run: {status}"),
                         ..Run::default()
                     });
                     continue;
                 }
-                let (r, _) = measure(App::Netron, addr, model, run, &shots, false);
-                print_run(App::Netron, run, &r);
+                let (r, _) = measure(app, addr, model, run, &shots, false);
+                print_run(app, run, &r);
                 if r.status == "did not finish" || r.status == "crashed" {
-                    netron_gave_up = Some(r.status.clone());
+                    gave_up[k] = Some(r.status.clone());
                 }
-                netron_runs.push(r);
+                peer_runs[k].1.push(r);
             }
         }
-        results.push((model, graft_runs, netron_runs, interactions));
+        results.push(ModelResult {
+            model,
+            graft: graft_runs,
+            peers: peer_runs,
+            interactions,
+        });
     }
 
-    let table = markdown(&results, netron_addr.is_some());
+    let table = markdown(&results);
     println!("\n{table}");
     let json = to_json(&results, runs);
     let path = out_dir.join("app.json");
@@ -733,12 +811,14 @@ fn measure_in(
             );
             url
         }
+        App::ModelExplorer => format!("http://{addr}/"),
     };
     browser.goto(&url)?;
     wait_started(browser, app)?;
     let input = match app {
         App::Graft => "[data-testid=\"file-input\"]",
         App::Netron => "#open-file-dialog",
+        App::ModelExplorer => "input.upload-input",
     };
     let input = browser
         .find(input)?
@@ -1289,15 +1369,44 @@ fn mem_cell(runs: &[Run]) -> String {
     }
 }
 
-type ModelResult<'a> = (&'a Model, Vec<Run>, Vec<Run>, Vec<Interaction>);
+/// One model's runs: Graft's, each peer's, and Graft's interactions.
+struct ModelResult<'a> {
+    model: &'a Model,
+    graft: Vec<Run>,
+    peers: Vec<(App, Vec<Run>)>,
+    interactions: Vec<Interaction>,
+}
 
-fn markdown(results: &[ModelResult], with_netron: bool) -> String {
+fn markdown(results: &[ModelResult]) -> String {
     let mut s = String::new();
-    s.push_str(
-        "| model | nodes | file MB | Graft median ms | Netron median ms | Netron / Graft | \
-         Graft renderer MB | Netron renderer MB | Graft longest task ms | Netron longest task ms |\n",
+    let peers: Vec<App> = results
+        .first()
+        .map(|r| r.peers.iter().map(|(app, _)| *app).collect())
+        .unwrap_or_default();
+    let mut head = vec![
+        "model".to_string(),
+        "nodes".into(),
+        "file MB".into(),
+        "Graft median ms".into(),
+    ];
+    for app in &peers {
+        head.push(format!("{} median ms", app.title()));
+        head.push(format!("{} / Graft", app.title()));
+    }
+    head.push("Graft renderer MB".into());
+    head.extend(
+        peers
+            .iter()
+            .map(|app| format!("{} renderer MB", app.title())),
     );
-    s.push_str("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+    head.push("Graft longest task ms".into());
+    head.extend(
+        peers
+            .iter()
+            .map(|app| format!("{} longest task ms", app.title())),
+    );
+    s.push_str(&format!("| {} |\n", head.join(" | ")));
+    s.push_str(&format!("|---|{}\n", "---:|".repeat(head.len() - 1)));
     let longest = |runs: &[Run]| {
         runs.iter()
             .filter_map(|r| r.longest_task_ms)
@@ -1312,45 +1421,40 @@ fn markdown(results: &[ModelResult], with_netron: bool) -> String {
                 }
             })
     };
-    for (model, graft, netron, _) in results {
+    for result in results {
+        let graft = &result.graft;
         let g = median(ok_values(graft, |r| r.ms));
-        let n = median(ok_values(netron, |r| r.ms));
-        let ratio = match (g, n) {
-            (Some(g), Some(n)) if g > 0.0 => format!("{:.1}×", n / g),
-            (Some(g), None) if netron.iter().any(|r| r.status == "did not finish") => {
-                format!("> {:.0}×", RUN_TIMEOUT.as_secs_f64() * 1e3 / g)
-            }
-            _ => "—".into(),
-        };
-        s.push_str(&format!(
-            "| {} | {} | {:.1} | {} | {} | {} | {} | {} | {} | {} |\n",
-            model.name,
-            model.nodes.map_or("?".to_string(), |n| n.to_string()),
-            mb(model.bytes),
+        let mut row = vec![
+            result.model.name.clone(),
+            result
+                .model
+                .nodes
+                .map_or("?".to_string(), |n| n.to_string()),
+            format!("{:.1}", mb(result.model.bytes)),
             time_cell(graft),
-            if with_netron {
-                time_cell(netron)
-            } else {
-                "not run".into()
-            },
-            ratio,
-            mem_cell(graft),
-            if with_netron {
-                mem_cell(netron)
-            } else {
-                "—".into()
-            },
-            longest(graft),
-            if with_netron {
-                longest(netron)
-            } else {
-                "—".into()
-            },
-        ));
+        ];
+        for (_, runs) in &result.peers {
+            let n = median(ok_values(runs, |r| r.ms));
+            let ratio = match (g, n) {
+                (Some(g), Some(n)) if g > 0.0 => format!("{:.1}×", n / g),
+                (Some(g), None) if runs.iter().any(|r| r.status == "did not finish") => {
+                    format!("> {:.0}×", RUN_TIMEOUT.as_secs_f64() * 1e3 / g)
+                }
+                _ => "—".into(),
+            };
+            row.push(time_cell(runs));
+            row.push(ratio);
+        }
+        row.push(mem_cell(graft));
+        row.extend(result.peers.iter().map(|(_, runs)| mem_cell(runs)));
+        row.push(longest(graft));
+        row.extend(result.peers.iter().map(|(_, runs)| longest(runs)));
+        s.push_str(&format!("| {} |\n", row.join(" | ")));
     }
     let inter: Vec<_> = results
         .iter()
-        .filter(|(_, _, _, i)| !i.is_empty())
+        .filter(|r| !r.interactions.is_empty())
+        .map(|r| (r.model, &r.interactions))
         .collect();
     if !inter.is_empty() {
         s.push_str(
@@ -1359,7 +1463,7 @@ fn markdown(results: &[ModelResult], with_netron: bool) -> String {
              inline preview update ms |\n\
              |---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
         );
-        for (model, _, _, i) in inter {
+        for (model, i) in inter {
             let expand = median(i.iter().filter_map(|x| x.expand_ms).collect());
             let idle = median(i.iter().filter_map(|x| x.idle_fps).collect());
             let pan = median(i.iter().filter_map(|x| x.pan_fps).collect());
@@ -1442,15 +1546,22 @@ fn to_json(results: &[ModelResult], runs: usize) -> Value {
         "runs_per_model": runs,
         "timeout_s": RUN_TIMEOUT.as_secs(),
         "cpus": std::thread::available_parallelism().map_or(0, |n| n.get()),
-        "models": results.iter().map(|(model, graft, netron, inter)| json!({
-            "model": model.name,
-            "path": model.path,
-            "files": model.files,
-            "bytes": model.bytes,
-            "nodes": model.nodes,
-            "graft": app_json(graft),
-            "netron": app_json(netron),
-            "graft_interactions": inter.iter().map(|i| json!({
+        "model_explorer": "ai-edge-model-explorer with model-explorer-onnx (versions: `cargo xtask \
+                           bench-app`), its server on 127.0.0.1; renderer memory excludes the server",
+        "models": results.iter().map(|r| {
+            let mut peers = serde_json::Map::new();
+            for (app, runs) in &r.peers {
+                peers.insert(app.name().to_string(), app_json(runs));
+            }
+            json!({
+            "model": r.model.name,
+            "path": r.model.path,
+            "files": r.model.files,
+            "bytes": r.model.bytes,
+            "nodes": r.model.nodes,
+            "graft": app_json(&r.graft),
+            "peers": peers,
+            "graft_interactions": r.interactions.iter().map(|i| json!({
                 "expand_ms": i.expand_ms,
                 "items_before": i.items_before,
                 "items_after": i.items_after,
@@ -1465,7 +1576,7 @@ fn to_json(results: &[ModelResult], runs: usize) -> Value {
                 "inline_preview_ms": i.inline_preview_ms,
                 "error": i.error,
             })).collect::<Vec<_>>(),
-        })).collect::<Vec<_>>(),
+        })}).collect::<Vec<_>>(),
     })
 }
 
@@ -1473,6 +1584,9 @@ fn to_json(results: &[ModelResult], runs: usize) -> Value {
 /// Netron notice (cookie consent) if one shows.
 const STARTED: &str = r#"
 const app = arguments[0];
+if (app === 'explorer') {
+  return document.querySelector('input.upload-input') ? 'ready' : 'waiting';
+}
 if (app === 'graft') {
   const input = document.querySelector('[data-testid="file-input"]');
   const drawn = document.querySelector('[data-testid="graph"] g[data-item]');
@@ -1518,6 +1632,28 @@ if (app === 'graft') {
     if (g && !g.__benchStale) return 'done';
     const e = document.querySelector('[data-testid="error"]');
     if (e && e.textContent.trim()) return 'error: ' + e.textContent.trim();
+    return null;
+  };
+} else if (app === 'explorer') {
+  // Choosing a file lists it; "View selected models" uploads it to the server, which
+  // converts it with the ONNX adapter; the page then lays it out and draws it with
+  // WebGL behind a "Processing graph..." panel. Drawn: the canvas is there and the
+  // panel is gone.
+  const input = document.querySelector('input.upload-input');
+  input.addEventListener('change', () => {
+    if (b.change === null) b.change = performance.now();
+    const view = () => {
+      const button = document.querySelector('.btn-view-models');
+      if (button && !button.disabled) button.click(); else setTimeout(view, 10);
+    };
+    setTimeout(view, 0);
+  }, { capture: true });
+  check = () => {
+    const canvas = document.querySelector('webgl-renderer canvas');
+    const busy = document.querySelector('.processing-msg-container');
+    if (canvas && canvas.width > 0 && !busy) return 'done';
+    const failed = document.querySelector('.mat-mdc-snack-bar-label, .error-message');
+    if (failed && /error|fail/i.test(failed.textContent)) return 'error: ' + failed.textContent.trim();
     return null;
   };
 } else {

@@ -330,7 +330,11 @@ impl AppState {
             platform::publish_timing(&format!("open_{stage}_ms"), platform::now_ms() - started);
             out
         }
-        if !self.stage(ticket, format!("Decoding {name}…")).await {
+        let mut turn = platform::now_ms();
+        if !self
+            .stage(ticket, format!("Decoding {name}…"), &mut turn)
+            .await
+        {
             return None;
         }
         let decoded = timed("decode", || {
@@ -341,31 +345,46 @@ impl AppState {
             Err(message) => return Some(Err(message)),
         };
         let nodes = crate::format::count(loading.nodes() as u64);
-        if !self.stage(ticket, format!("Checking {nodes} nodes…")).await {
+        if !self
+            .stage(ticket, format!("Checking {nodes} nodes…"), &mut turn)
+            .await
+        {
             return None;
         }
         timed("check", || loading.check());
         if !self
-            .stage(ticket, format!("Inferring the types of {nodes} nodes…"))
+            .stage(
+                ticket,
+                format!("Inferring the types of {nodes} nodes…"),
+                &mut turn,
+            )
             .await
         {
             return None;
         }
         timed("infer", || loading.infer());
-        if !self.stage(ticket, format!("Laying out {name}…")).await {
+        if !self
+            .stage(ticket, format!("Laying out {name}…"), &mut turn)
+            .await
+        {
             return None;
         }
         Some(Ok(timed("layout", || loading.lay_out())))
     }
 
-    /// Shows `what` as the load's progress and yields a turn of the event loop, so
-    /// the page paints it and can take a Cancel; false when the load is no longer
-    /// current.
-    async fn stage(self, ticket: Ticket, what: String) -> bool {
+    /// Shows `what` as the load's progress and, once this turn of the event loop (begun
+    /// at `turn`) has run for a piece of work's budget, yields one, so the page paints
+    /// it and can take a Cancel; a small model opens in one turn. False when the load
+    /// is no longer current.
+    async fn stage(self, ticket: Ticket, what: String, turn: &mut f64) -> bool {
         if self.change(|s| s.progress(ticket, what)) != Some(true) {
             return false;
         }
+        if platform::now_ms() - *turn < platform::work_budget_ms() {
+            return true;
+        }
         platform::next_turn().await;
+        *turn = platform::now_ms();
         self.session.with_untracked(|s| s.is_current(ticket))
     }
 

@@ -15,6 +15,12 @@ use crate::tools;
 /// The Netron release the benchmark compares against.
 pub const NETRON_VERSION: &str = "9.3.3";
 
+/// Model Explorer and its ONNX adapter, the other peer, from PyPI.
+const MODEL_EXPLORER: &[&str] = &[
+    "ai-edge-model-explorer==0.1.34",
+    "model-explorer-onnx==0.4.2",
+];
+
 pub fn run(root: &Path) -> Result<(), String> {
     if !root.join("dist/index.html").is_file() {
         crate::trunk_build(root)?;
@@ -34,6 +40,7 @@ pub fn run(root: &Path) -> Result<(), String> {
         corpus.display()
     );
     let mut bench = Command::new("cargo");
+    bench.env("GRAFT_MODEL_EXPLORER", model_explorer(root)?);
     if std::env::var("GRAFT_APP_BENCH_SCALE").is_ok_and(|v| v == "1") {
         let models = scale_models(root, &python)?;
         bench
@@ -56,6 +63,43 @@ pub fn run(root: &Path) -> Result<(), String> {
             .env("GRAFT_NETRON", &netron)
             .current_dir(root),
     )
+}
+
+/// Model Explorer's `model-explorer` program, in its own venv under
+/// `target/me-venv` (its dependencies are not the interop venv's), installed when the
+/// pins change.
+fn model_explorer(root: &Path) -> Result<PathBuf, String> {
+    let dir = root.join("target/me-venv");
+    let program = dir.join("bin/model-explorer");
+    let stamp = dir.join("pins.installed");
+    let wanted = MODEL_EXPLORER.join("\n");
+    if program.exists() && std::fs::read_to_string(&stamp).ok().as_deref() == Some(wanted.as_str())
+    {
+        return Ok(program);
+    }
+    println!(
+        "installing {} into {}",
+        MODEL_EXPLORER.join(" and "),
+        dir.display()
+    );
+    crate::run(
+        Command::new("python3")
+            .args(["-m", "venv", "--clear"])
+            .arg(&dir),
+    )?;
+    crate::run(
+        Command::new(dir.join("bin/python"))
+            .args([
+                "-m",
+                "pip",
+                "install",
+                "--quiet",
+                "--disable-pip-version-check",
+            ])
+            .args(MODEL_EXPLORER),
+    )?;
+    std::fs::write(&stamp, wanted).map_err(|e| format!("{}: {e}", stamp.display()))?;
+    Ok(program)
 }
 
 /// Writes the scale models under `target/scale` (the script keeps those up to date)
