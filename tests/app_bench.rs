@@ -73,6 +73,9 @@ const SCRIPT_TIMEOUT_MS: u64 = 10_000;
 const DEFAULT_MODELS: &[&str] = &[
     "real/silero-vad/silero_vad/data/silero_vad.onnx",
     "real/rapidocr-onnxruntime/rapidocr_onnxruntime/models/ch_PP-OCRv4_rec_infer.onnx",
+    "real/rapidocr-onnxruntime/rapidocr_onnxruntime/models/ch_PP-OCRv4_det_infer.onnx",
+    "real/rapidocr-onnxruntime/rapidocr_onnxruntime/models/ch_ppocr_mobile_v2.0_cls_infer.onnx",
+    "real/onnx-asr/onnx_asr/preprocessors/data/nemo128_conv.onnx",
     "generated/shared_984.onnx",
     "generated/shared_3k.onnx",
     "generated/large_10k.onnx",

@@ -399,11 +399,13 @@ fn opening_shows_its_progress_and_cancel_keeps_the_open_model() {
     let progress = progress.as_str().unwrap_or_default().to_string();
     assert!(
         [
+            "Opening large_10k.onnx",
             "Reading large_10k.onnx",
             "Decoding",
             "Checking",
             "Inferring",
-            "Laying out"
+            "Laying out",
+            "Drawing"
         ]
         .iter()
         .any(|stage| progress.contains(stage)),

@@ -189,7 +189,9 @@ pub fn GraphPanel() -> impl IntoView {
     // zoom's level of detail. Panning within the margin only moves the drawing (a
     // transform); the drawing is redone when the screen leaves it or the detail
     // changes, so a pan costs a redraw every screenful, not every mousemove.
-    let drawn = RwSignal::new(None::<(Rect, Detail)>);
+    // With the count of models opened it was worked out for: a newly opened model is
+    // drawn once, in the region its fit gives, not first at the old camera.
+    let drawn = RwSignal::new(None::<(Rect, Detail, u64)>);
     Effect::new(move |_| {
         let c = camera.get();
         let (w, h) = size.get();
@@ -200,8 +202,10 @@ pub fn GraphPanel() -> impl IntoView {
             h: (h / c.zoom) as f32,
         };
         let detail = Detail::for_zoom(c.zoom as f32);
-        let covered =
-            drawn.with_untracked(|d| d.is_some_and(|(r, dd)| dd == detail && contains(r, screen)));
+        let opened = state.opened.get_untracked();
+        let covered = drawn.with_untracked(|d| {
+            d.is_some_and(|(r, dd, o)| dd == detail && o == opened && contains(r, screen))
+        });
         if !covered {
             let margin = Rect {
                 x: screen.x - screen.w,
@@ -209,13 +213,17 @@ pub fn GraphPanel() -> impl IntoView {
                 w: screen.w * 3.0,
                 h: screen.h * 3.0,
             };
-            drawn.set(Some((margin, detail)));
+            drawn.set(Some((margin, detail, opened)));
         }
     });
     let content = move || {
-        let Some((region, detail)) = drawn.get() else {
+        let Some((region, detail, opened)) = drawn.get() else {
             return String::new();
         };
+        if opened != state.opened.get() {
+            // Opened since: its fit sets the camera, and the region, next.
+            return String::new();
+        }
         selection.with(|selected| state.graph_svg(region, detail, selected))
     };
     let transform = move || {

@@ -294,10 +294,11 @@ impl AppState {
         }
     }
 
-    /// Opens the model among `files` for the load `ticket`, a stage per turn of the
-    /// event loop (decode, check, infer, lay out): the toolbar names each stage beside
-    /// Cancel, and a Cancel or a later open stops it between two stages, leaving the
-    /// open model as it was. The model opens, or its error shows, once all are done.
+    /// Opens the model among `files` for the load `ticket` in stages (decode, check,
+    /// infer, lay out, draw), yielding to the event loop between two of them once a
+    /// turn has run a work budget: the banner names each stage beside Cancel, and a
+    /// Cancel or a later open stops it between two stages, leaving the open model as it
+    /// was. The model opens, or its error shows, once all are done.
     async fn load(
         self,
         ticket: Ticket,
@@ -369,7 +370,16 @@ impl AppState {
         {
             return None;
         }
-        Some(Ok(timed("layout", || loading.lay_out())))
+        let open = timed("layout", || loading.lay_out());
+        // The drawing of the opened model runs in the task that shows it: a turn of
+        // its own when the stages have used this one's budget.
+        if !self
+            .stage(ticket, format!("Drawing {name}…"), &mut turn)
+            .await
+        {
+            return None;
+        }
+        Some(Ok(open))
     }
 
     /// Shows `what` as the load's progress and, once this turn of the event loop (begun
