@@ -280,11 +280,18 @@ impl AppState {
         Ok(vec![LoadedFile { name, bytes }])
     }
 
-    /// The progress of reading `what` for the load `ticket`: it shows the bytes read,
-    /// and stops the read once the load is cancelled or replaced.
+    /// The progress of reading `what` for the load `ticket`: it shows the bytes read
+    /// (at most every 50 ms: a fetched body comes in pieces of a few kB), and stops the
+    /// read once the load is cancelled or replaced.
     fn read_progress(self, ticket: Ticket, what: &str) -> impl FnMut(u64, u64) -> bool + use<> {
         let what = what.to_string();
+        let mut shown = f64::NEG_INFINITY;
         move |done, total| {
+            let now = platform::now_ms();
+            if now - shown < 50.0 && done < total {
+                return self.session.with_untracked(|s| s.is_current(ticket));
+            }
+            shown = now;
             let note = format!(
                 "Reading {what}: {} of {}…",
                 crate::format::bytes(done),

@@ -378,9 +378,9 @@ fn open_files(files: Vec<LoadedFile>, origin: Origin) -> Result<OpenModel, Strin
     Ok(loading.lay_out())
 }
 
-/// A model being opened, stage by stage: the app runs each stage in its own turn of
-/// the event loop, so that the page paints the progress and takes a Cancel between
-/// them (`AppState::load`).
+/// A model being opened, stage by stage: the app runs the stages with turns of the
+/// event loop between them once one has run long enough, so that the page paints the
+/// progress and takes a Cancel (`AppState::load`).
 pub struct Loading {
     name: String,
     origin: Origin,

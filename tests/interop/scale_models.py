@@ -12,8 +12,9 @@ usage: scale_models.py OUT_DIR
   (+ .data)
 
 Deterministic (fixed seeds). A model already present with its stamp (the hash of this
-file) is kept. The 1 GB model is written as protobuf wire bytes a tensor at a time, so
-no 1 GB message is ever built in Python.
+file) is kept. The 1 GB model's file is put together from wire bytes: its header, the
+graph without initializers, then each initializer serialized on its own, so protobuf
+never builds (or refuses, near its 2 GB limit) one message holding all the weights.
 """
 
 from __future__ import annotations

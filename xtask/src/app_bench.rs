@@ -36,7 +36,7 @@ pub fn run(root: &Path) -> Result<(), String> {
         _ => crate::corpus(root)?,
     };
     println!(
-        "== bench-app: Graft (dist/) against Netron {NETRON_VERSION}, corpus {}",
+        "== bench-app: Graft (dist/) against Netron {NETRON_VERSION} and Model Explorer, corpus {}",
         corpus.display()
     );
     let mut bench = Command::new("cargo");
