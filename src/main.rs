@@ -18,6 +18,9 @@ mod toolbar;
 mod warm;
 
 fn main() {
+    // Where a page's start goes: until here, the download, compile and instantiation
+    // of the wasm (the browser benchmark reads these).
+    platform::publish_timing("page_start_ms", platform::now_ms());
     if platform::query_parameter("bench").as_deref() == Some("layout") {
         leptos::mount::mount_to_body(bench::LayoutBench);
     } else {

@@ -186,7 +186,9 @@ struct Run {
     longest_task_ms: Option<f64>,
     long_tasks: u64,
     /// Graft: the time of each stage of the open, as the app publishes them
-    /// (`open_read_ms`, `open_decode_ms`…), in milliseconds.
+    /// (`open_read_ms`, `open_decode_ms`…), and of the page's start (`page_…`: when the
+    /// wasm was downloaded, when `main` ran, when the startup example was drawn; from
+    /// the navigation), in milliseconds.
     stages: Vec<(String, f64)>,
 }
 
@@ -854,7 +856,12 @@ fn measure_in(
     if app == App::Graft
         && let Ok(Value::Array(stages)) = browser.execute(
             "const t = window.__graftTimings || {}; \
-             return Object.entries(t).filter(([k]) => k.startsWith('open_'));",
+             const wasm = performance.getEntriesByType('resource') \
+               .find(e => e.name.endsWith('.wasm')); \
+             const out = Object.entries(t) \
+               .filter(([k]) => k.startsWith('open_') || k.startsWith('page_')); \
+             if (wasm) out.push(['page_wasm_loaded_ms', wasm.responseEnd]); \
+             return out;",
             vec![],
         )
     {

@@ -138,6 +138,9 @@ pub fn GraphPanel() -> impl IntoView {
             }
             ready.set(true);
             platform::set_ready(true);
+            if untrack(|| state.opened.get()) == 1 {
+                platform::publish_timing("page_first_drawn_ms", platform::now_ms());
+            }
             crate::warm::start_once();
         }
     });
