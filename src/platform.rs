@@ -375,11 +375,18 @@ pub fn query_parameter(name: &str) -> Option<String> {
     params.get(name)
 }
 
-/// Whether a key event comes from a text field (where keys are the user's typing).
+/// Whether a key event comes from a field the keys are typed into (not a file input,
+/// which keeps the focus after a file is chosen).
 fn in_text_field(e: &web_sys::KeyboardEvent) -> bool {
     e.target()
         .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
-        .is_some_and(|el| matches!(el.tag_name().as_str(), "INPUT" | "TEXTAREA" | "SELECT"))
+        .is_some_and(|el| match el.tag_name().as_str() {
+            "TEXTAREA" | "SELECT" => true,
+            // A file input keeps the focus after a file is chosen: Esc then still
+            // cancels the open, as it would anywhere else on the page.
+            "INPUT" => el.get_attribute("type").as_deref() != Some("file"),
+            _ => false,
+        })
 }
 
 /// The page's URL fragment without `#` (`None` when empty).

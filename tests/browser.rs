@@ -425,6 +425,25 @@ fn opening_shows_its_progress_and_cancel_keeps_the_open_model() {
     assert_eq!(app.text("summary"), before, "and is unchanged");
     assert_eq!(app.error(), "", "a cancel is not an error");
 
+    // Esc cancels too, with the focus on the file input that chose the file (where a
+    // browser leaves it after its file dialog).
+    choose_files(&app, &[&large]);
+    app.browser
+        .execute(
+            r#"document.querySelector('[data-testid="file-input"]').focus();"#,
+            vec![],
+        )
+        .unwrap();
+    app.browser.press_keys(&[], "\u{E00C}").unwrap();
+    std::thread::sleep(std::time::Duration::from_secs(3));
+    assert_eq!(
+        app.text("model-name"),
+        STARTUP_EXAMPLE,
+        "Esc leaves the open model"
+    );
+    assert!(app.get("open-cancel").is_none(), "and ends the progress");
+    assert_eq!(app.error(), "", "without an error");
+
     // Not cancelled, the same file opens and the progress goes away.
     choose_files(&app, &[&large]);
     app.wait_for_model("large_10k.onnx");

@@ -365,7 +365,7 @@ pub fn GraphPanel() -> impl IntoView {
                     <div class="graph-help" data-testid="help-overlay">
                         <p><b>"Keyboard"</b></p>
                         <p>"f fit · e expand all · c collapse all · ] open a level · [ close a level · + / − zoom"</p>
-                        <p>"Enter or Space: expand/collapse the selected group · Esc: clear, or cancel a running expand"</p>
+                        <p>"Enter or Space: expand/collapse the selected group · Esc: clear, or cancel a running expand or open"</p>
                         <p>"Mouse: drag to pan, wheel to zoom, click + / − or double-click a group"</p>
                         <p>"Shift+click: add a node to the selection or take it out; Outline… (beside the graph) makes the selected nodes a function"</p>
                     </div>
