@@ -147,7 +147,37 @@ def _varint_field(field: int, n: int) -> bytes:
     return _key(field, 0) + _varint(n)
 
 
-HELPERS = [_write_bytes, _save, _vi, _opsets, _model, _f32, _init, _varint, _key, _len_field, _varint_field]
+def _residual_model(blocks: int, seed: int, name: str, doc: str) -> ModelProto:
+    """`blocks` residual blocks Mul/Add/Tanh/Add/Mul on [1,8], five nodes each (also the
+    scale benchmark's 200k-node model, scale_models.py)."""
+    d = 8
+    rng = np.random.default_rng(seed)
+    scales = _f32(rng, (blocks, d), 0.5)
+    biases = _f32(rng, (blocks, d), 0.1)
+    nodes = []
+    inits = [_init("half", np.array(0.5, dtype=np.float32))]
+    cur = "x"
+    for i in range(blocks):
+        s, b = f"b{i}.s", f"b{i}.b"
+        inits += [_init(s, scales[i]), _init(b, biases[i])]
+        nxt = "y" if i == blocks - 1 else f"b{i}.out"
+        nodes += [
+            helper.make_node("Mul", [cur, s], [f"b{i}.m"], name=f"b{i}/Mul"),
+            helper.make_node("Add", [f"b{i}.m", b], [f"b{i}.a"], name=f"b{i}/Add"),
+            helper.make_node("Tanh", [f"b{i}.a"], [f"b{i}.t"], name=f"b{i}/Tanh"),
+            helper.make_node("Add", [cur, f"b{i}.t"], [f"b{i}.r"], name=f"b{i}/Residual"),
+            helper.make_node("Mul", [f"b{i}.r", "half"], [nxt], name=f"b{i}/Halve"),
+        ]
+        cur = nxt
+    graph = helper.make_graph(
+        nodes, name, [_vi("x", TensorProto.FLOAT, [1, d])],
+        [_vi("y", TensorProto.FLOAT, [1, d])], initializer=inits,
+    )
+    return _model(graph, doc_string=doc)
+
+
+HELPERS = [_write_bytes, _save, _vi, _opsets, _model, _f32, _init, _varint, _key, _len_field, _varint_field,
+           _residual_model]
 
 
 # --------------------------------------------------------------------------------------
@@ -278,30 +308,7 @@ def gen_large_10k(out: Path) -> bool:
 
 def gen_large_50k(out: Path) -> bool:
     """50,000 small nodes: 10,000 residual blocks Mul/Add/Tanh/Add/Mul on [1,8]."""
-    d, blocks = 8, 10_000
-    rng = np.random.default_rng(50_000)
-    scales = _f32(rng, (blocks, d), 0.5)
-    biases = _f32(rng, (blocks, d), 0.1)
-    nodes = []
-    inits = [_init("half", np.array(0.5, dtype=np.float32))]
-    cur = "x"
-    for i in range(blocks):
-        s, b = f"b{i}.s", f"b{i}.b"
-        inits += [_init(s, scales[i]), _init(b, biases[i])]
-        nxt = "y" if i == blocks - 1 else f"b{i}.out"
-        nodes += [
-            helper.make_node("Mul", [cur, s], [f"b{i}.m"], name=f"b{i}/Mul"),
-            helper.make_node("Add", [f"b{i}.m", b], [f"b{i}.a"], name=f"b{i}/Add"),
-            helper.make_node("Tanh", [f"b{i}.a"], [f"b{i}.t"], name=f"b{i}/Tanh"),
-            helper.make_node("Add", [cur, f"b{i}.t"], [f"b{i}.r"], name=f"b{i}/Residual"),
-            helper.make_node("Mul", [f"b{i}.r", "half"], [nxt], name=f"b{i}/Halve"),
-        ]
-        cur = nxt
-    graph = helper.make_graph(
-        nodes, "large_50k", [_vi("x", TensorProto.FLOAT, [1, d])],
-        [_vi("y", TensorProto.FLOAT, [1, d])], initializer=inits,
-    )
-    _save(_model(graph, doc_string="50k small nodes"), out / "large_50k.onnx")
+    _save(_residual_model(10_000, 50_000, "large_50k", "50k small nodes"), out / "large_50k.onnx")
     return True
 
 

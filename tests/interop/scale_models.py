@@ -27,7 +27,8 @@ from pathlib import Path
 import numpy as np
 from onnx import TensorProto, helper
 
-from corpus import _f32, _init, _key, _len_field, _model, _save, _varint, _vi, _write_bytes
+from corpus import (_f32, _key, _len_field, _model, _residual_model, _save, _varint, _vi,
+                    _write_bytes)
 
 # GraphProto.initializer and ModelProto.graph, by field number (onnx.proto).
 GRAPH_INITIALIZER = 5
@@ -35,30 +36,7 @@ MODEL_GRAPH = 7
 
 
 def gen_200k(out: Path) -> None:
-    d, blocks = 8, 40_000
-    rng = np.random.default_rng(200_000)
-    scales = _f32(rng, (blocks, d), 0.5)
-    biases = _f32(rng, (blocks, d), 0.1)
-    nodes = []
-    inits = [_init("half", np.array(0.5, dtype=np.float32))]
-    cur = "x"
-    for i in range(blocks):
-        s, b = f"b{i}.s", f"b{i}.b"
-        inits += [_init(s, scales[i]), _init(b, biases[i])]
-        nxt = "y" if i == blocks - 1 else f"b{i}.out"
-        nodes += [
-            helper.make_node("Mul", [cur, s], [f"b{i}.m"], name=f"b{i}/Mul"),
-            helper.make_node("Add", [f"b{i}.m", b], [f"b{i}.a"], name=f"b{i}/Add"),
-            helper.make_node("Tanh", [f"b{i}.a"], [f"b{i}.t"], name=f"b{i}/Tanh"),
-            helper.make_node("Add", [cur, f"b{i}.t"], [f"b{i}.r"], name=f"b{i}/Residual"),
-            helper.make_node("Mul", [f"b{i}.r", "half"], [nxt], name=f"b{i}/Halve"),
-        ]
-        cur = nxt
-    graph = helper.make_graph(
-        nodes, "scale_200k", [_vi("x", TensorProto.FLOAT, [1, d])],
-        [_vi("y", TensorProto.FLOAT, [1, d])], initializer=inits,
-    )
-    _save(_model(graph, doc_string="200k small nodes"), out / "scale_200k.onnx")
+    _save(_residual_model(40_000, 200_000, "scale_200k", "200k small nodes"), out / "scale_200k.onnx")
 
 
 D, BLOCKS = 280, 3334

@@ -70,36 +70,9 @@ pub fn run(root: &Path) -> Result<(), String> {
 /// pins change.
 fn model_explorer(root: &Path) -> Result<PathBuf, String> {
     let dir = root.join("target/me-venv");
-    let program = dir.join("bin/model-explorer");
-    let stamp = dir.join("pins.installed");
-    let wanted = MODEL_EXPLORER.join("\n");
-    if program.exists() && std::fs::read_to_string(&stamp).ok().as_deref() == Some(wanted.as_str())
-    {
-        return Ok(program);
-    }
-    println!(
-        "installing {} into {}",
-        MODEL_EXPLORER.join(" and "),
-        dir.display()
-    );
-    crate::run(
-        Command::new("python3")
-            .args(["-m", "venv", "--clear"])
-            .arg(&dir),
-    )?;
-    crate::run(
-        Command::new(dir.join("bin/python"))
-            .args([
-                "-m",
-                "pip",
-                "install",
-                "--quiet",
-                "--disable-pip-version-check",
-            ])
-            .args(MODEL_EXPLORER),
-    )?;
-    std::fs::write(&stamp, wanted).map_err(|e| format!("{}: {e}", stamp.display()))?;
-    Ok(program)
+    let pins: Vec<&std::ffi::OsStr> = MODEL_EXPLORER.iter().map(|p| p.as_ref()).collect();
+    tools::pinned_venv(&dir, &MODEL_EXPLORER.join("\n"), &pins)?;
+    Ok(dir.join("bin/model-explorer"))
 }
 
 /// Writes the scale models under `target/scale` (the script keeps those up to date)

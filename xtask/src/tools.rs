@@ -49,19 +49,33 @@ pub fn chromium() -> Result<(), String> {
 
 /// The interop venv under target/, rebuilt when the pinned requirements change.
 pub fn venv(root: &Path) -> Result<std::path::PathBuf, String> {
-    let dir = root.join("target/venv");
-    let python = dir.join("bin/python");
     let requirements = root.join("tests/interop/requirements.txt");
     let wanted = std::fs::read_to_string(&requirements)
         .map_err(|e| format!("{}: {e}", requirements.display()))?;
+    pinned_venv(
+        &root.join("target/venv"),
+        &wanted,
+        &["-r".as_ref(), requirements.as_os_str()],
+    )
+}
+
+/// A venv at `dir` with what `install` (pip install's arguments) names, made again
+/// when `wanted` (the pins as they read) differs from what it was made with; gives
+/// its python.
+pub fn pinned_venv(
+    dir: &Path,
+    wanted: &str,
+    install: &[&std::ffi::OsStr],
+) -> Result<std::path::PathBuf, String> {
+    let python = dir.join("bin/python");
     let stamp = dir.join("requirements.installed");
-    if python.exists() && std::fs::read_to_string(&stamp).ok().as_deref() == Some(wanted.as_str()) {
+    if python.exists() && std::fs::read_to_string(&stamp).ok().as_deref() == Some(wanted) {
         return Ok(python);
     }
-    println!("creating the interop venv at {}", dir.display());
+    println!("creating the venv at {}", dir.display());
     run(Command::new("python3")
         .args(["-m", "venv", "--clear"])
-        .arg(&dir))?;
+        .arg(dir))?;
     run(Command::new(&python)
         .args([
             "-m",
@@ -69,9 +83,8 @@ pub fn venv(root: &Path) -> Result<std::path::PathBuf, String> {
             "install",
             "--quiet",
             "--disable-pip-version-check",
-            "-r",
         ])
-        .arg(&requirements))?;
+        .args(install))?;
     std::fs::write(&stamp, wanted).map_err(|e| format!("{}: {e}", stamp.display()))?;
     Ok(python)
 }
