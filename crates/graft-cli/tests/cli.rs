@@ -940,3 +940,53 @@ main (float[4] x) => (float[4] y) <float[4] w = ["location": "ext-w.bin", "offse
     assert_clean_failure(&refused, "ext-w.bin");
     assert!(!again.exists() && !other.join("again.onnx.data").exists());
 }
+
+#[test]
+fn diff_reports_changes_with_exit_codes_and_json() {
+    let s = |p: &Path| p.to_str().unwrap_or("").to_string();
+    let model = model_from_text("diff-a", LIBRARY);
+
+    // Against itself: exit 0.
+    let out = graft(&["diff", &s(&model), &s(&model)]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+
+    // Against its inlined form: exit 1, the calls reported as inlined.
+    let inlined = temp("diff-b.onnxtxt");
+    let out = graft(&["inline-functions", &s(&model), "-o", &s(&inlined)]);
+    assert!(out.status.success());
+    let out = graft(&["diff", &s(&model), &s(&inlined)]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(stdout.contains("- function local.F"), "{stdout}");
+    assert!(stdout.contains(" inlined as "), "{stdout}");
+    assert!(stdout.contains("0 added, 0 removed, 0 changed"), "{stdout}");
+
+    let out = graft(&["diff", "--json", &s(&model), &s(&inlined)]);
+    assert_eq!(out.status.code(), Some(1));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(json["same_up_to_names"], false);
+    assert_eq!(json["counts"]["calls_inlined"], 2, "{json}");
+    let keys: Vec<&str> = json
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    assert_eq!(
+        keys,
+        ["counts", "functions", "graphs", "model", "same_up_to_names"]
+    );
+    assert_eq!(json["graphs"][0]["nodes"][0]["change"], "inlined", "{json}");
+
+    // An unreadable side: exit 2, one line.
+    let missing = temp("diff-missing.onnx");
+    assert_clean_failure(
+        &graft(&["diff", &s(&model), &s(&missing)]),
+        "diff-missing.onnx",
+    );
+}

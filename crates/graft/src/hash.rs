@@ -32,3 +32,4 @@ impl std::hash::Hasher for FxHasher {
 
 pub type FxBuild = std::hash::BuildHasherDefault<FxHasher>;
 pub type FxMap<K, V> = std::collections::HashMap<K, V, FxBuild>;
+pub type FxSet<T> = std::collections::HashSet<T, FxBuild>;

@@ -7,6 +7,7 @@ pub mod calls;
 pub mod check;
 pub mod codec;
 pub mod diag;
+pub mod diff;
 pub mod edit;
 mod external;
 pub mod hash;
