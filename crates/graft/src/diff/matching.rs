@@ -209,9 +209,12 @@ impl<'s, 'm> Matcher<'s, 'm> {
 
         // Every paired value the graph reads (its enclosing graphs' included) seeds the
         // propagation.
+        let mut seeded = crate::hash::FxSet::default();
         for &na in &ga.nodes {
             for v in am.node(na).inputs.iter().flatten() {
-                if let Some(&w) = self.p.values_ab.get(v) {
+                if let Some(&w) = self.p.values_ab.get(v)
+                    && seeded.insert(*v)
+                {
                     self.values.push_back((*v, w));
                 }
             }

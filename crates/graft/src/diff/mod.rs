@@ -409,11 +409,13 @@ fn value_changes(
         list
     };
     let (ra, rb) = (roles(x), roles(y));
+    let (set_a, set_b): (FxSet<_>, FxSet<_>) =
+        (ra.iter().copied().collect(), rb.iter().copied().collect());
     for &(va, role) in &ra {
         let kept = p
             .values_ab
             .get(&va)
-            .is_some_and(|vb| rb.contains(&(*vb, role)));
+            .is_some_and(|vb| set_b.contains(&(*vb, role)));
         if !kept {
             out.push(ValueChange::Removed { a: va, role });
         }
@@ -422,7 +424,7 @@ fn value_changes(
         let kept = p
             .values_ba
             .get(&vb)
-            .is_some_and(|va| ra.contains(&(*va, role)));
+            .is_some_and(|va| set_a.contains(&(*va, role)));
         if !kept {
             out.push(ValueChange::Added { b: vb, role });
         }
