@@ -3,7 +3,8 @@
 //! the same run, and how much memory the page's renderer process holds once the graph
 //! is drawn. For Graft on the 50k-node model it also times expanding one section, the
 //! frame rate of a drag, and edits made in the node editor with their undos (Ctrl+Z),
-//! each from the handler to the next frame painted (`edit_ms`, `undo_ms`).
+//! each from the handler to the next frame painted (`edit_ms`, `undo_ms`), and a
+//! comparison with the model as opened (`compare_ms`).
 //!
 //! Does nothing unless `GRAFT_APP_BENCH=1` (`cargo xtask bench-app` sets it), so `cargo
 //! test` stays fast. Settings, all optional:
@@ -211,6 +212,8 @@ struct Interaction {
     /// Preview updates of the inline dialog (a new prefix typed), with the bundled
     /// MLP dropped on the open model.
     inline_preview_ms: Vec<f64>,
+    /// Compare with the model as opened (one node added), to the marks painted.
+    compare_ms: Vec<f64>,
     error: String,
 }
 
@@ -1045,6 +1048,8 @@ const EDIT_ROUNDS: usize = 10;
 const RENAME_ROUNDS: usize = 10;
 /// Inline preview updates per run.
 const INLINE_ROUNDS: usize = 5;
+/// Comparisons with the model as opened per run.
+const COMPARE_ROUNDS: usize = 3;
 
 /// Edits on the open model as a user makes them: the search finds [`EDIT_NODE`] and
 /// selects it; it is renamed and that undone ([`RENAME_ROUNDS`] times); a LeakyRelu is
@@ -1131,6 +1136,21 @@ fn edit_timings(browser: &Browser, out: &mut Interaction) -> Result<(), String> 
         drawn(&alpha, true)?;
         out.undo_ms.push(timed("undo_ms", &undo)?);
         drawn(&alpha, false)?;
+    }
+    // Compare with the model as opened (the LeakyRelu added): the diff, its list and
+    // the canvas marks, to the next frame painted; then closed.
+    for _ in 0..COMPARE_ROUNDS {
+        let option = format!("{} option[value=\"0\"]", testid("compare-select"));
+        let option = browser.wait_for(&option, wait)?;
+        out.compare_ms
+            .push(timed("compare_ms", &|| browser.click(&option))?);
+        let summary = browser.text(&browser.wait_for(&testid("compare-summary"), wait)?)?;
+        if !summary.contains("1 added") {
+            return Err(format!(
+                "the comparison does not show the added node: {summary:?}"
+            ));
+        }
+        browser.click(&browser.wait_for(&testid("compare-close"), wait)?)?;
     }
     // The inline dialog: the bundled MLP dropped on the open model, its prefix changed
     // (each change inlines again, checks, lays out and draws the preview), then Cancel.
@@ -1302,13 +1322,14 @@ fn print_interaction(run: usize, i: &Interaction) {
             String::new()
         } else {
             format!(
-                "; set attribute {:.1} ms, undo {:.1} ms (medians of {}); rename {:.1} ms, undo {:.1} ms; inline preview {:.1} ms",
+                "; set attribute {:.1} ms, undo {:.1} ms (medians of {}); rename {:.1} ms, undo {:.1} ms; inline preview {:.1} ms; compare {:.1} ms",
                 median(i.edit_ms.clone()).unwrap_or(f64::NAN),
                 median(i.undo_ms.clone()).unwrap_or(f64::NAN),
                 i.edit_ms.len(),
                 median(i.rename_ms.clone()).unwrap_or(f64::NAN),
                 median(i.rename_undo_ms.clone()).unwrap_or(f64::NAN),
                 median(i.inline_preview_ms.clone()).unwrap_or(f64::NAN),
+                median(i.compare_ms.clone()).unwrap_or(f64::NAN),
             )
         },
         if i.error.is_empty() {
@@ -1470,8 +1491,8 @@ fn markdown(results: &[ModelResult]) -> String {
         s.push_str(
             "\n| model (Graft) | expand one section, median ms | idle fps | drag fps, median | \
              worst drag frame ms | set attribute ms | its undo ms | rename node ms | its undo ms | \
-             inline preview update ms |\n\
-             |---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
+             inline preview update ms | compare with the model as opened ms |\n\
+             |---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
         );
         for (model, i) in inter {
             let expand = median(i.iter().filter_map(|x| x.expand_ms).collect());
@@ -1490,7 +1511,7 @@ fn markdown(results: &[ModelResult]) -> String {
                 median(i.iter().flat_map(|x| pick(x).iter().copied()).collect())
             };
             s.push_str(&format!(
-                "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
+                "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
                 model.name,
                 f(expand, 1),
                 f(idle, 1),
@@ -1501,6 +1522,7 @@ fn markdown(results: &[ModelResult]) -> String {
                 f(all(|x| &x.rename_ms), 1),
                 f(all(|x| &x.rename_undo_ms), 1),
                 f(all(|x| &x.inline_preview_ms), 1),
+                f(all(|x| &x.compare_ms), 1),
             ));
         }
     }
@@ -1584,6 +1606,7 @@ fn to_json(results: &[ModelResult], runs: usize) -> Value {
                 "rename_node_ms": i.rename_ms,
                 "rename_node_undo_ms": i.rename_undo_ms,
                 "inline_preview_ms": i.inline_preview_ms,
+                "compare_ms": i.compare_ms,
                 "error": i.error,
             })).collect::<Vec<_>>(),
         })}).collect::<Vec<_>>(),

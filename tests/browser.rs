@@ -2000,3 +2000,80 @@ fn nodes_are_edited_inside_a_function_body_and_an_if_branch_with_undo() {
     })
     .unwrap_or_else(|e| panic!("{e}\n{}", app.diagnosis()));
 }
+
+#[test]
+#[ignore = "browser tier: needs dist/ and Chromium; `cargo xtask test` runs it"]
+fn compare_with_the_model_as_opened_marks_what_a_specialization_folded() {
+    let app = App::open();
+    app.browser.set_viewport(1600, 1400).unwrap();
+    app.browser
+        .goto(&format!(
+            "{}?model=examples/live_specialization.onnx",
+            app.url
+        ))
+        .unwrap();
+    app.wait("graph-ready");
+    // Specialize the call tower with mode = 1 from its editor.
+    app.browser.click(&node_box(&app, "tower")).unwrap();
+    app.wait("call-editor");
+    let mode = app.wait("call-attr-mode");
+    app.browser.clear(&mode).unwrap();
+    app.browser.send_keys(&mode, "1\u{E004}").unwrap();
+    wait_for_graph_text(&app, "mode_1", "the call to show its overload");
+
+    // Compare with the model as opened.
+    let option_css = format!("{} option[value=\"0\"]", testid("compare-select"));
+    let option = app.browser.wait_for(&option_css, e2e::TIMEOUT).unwrap();
+    app.browser.click(&option).unwrap();
+    let summary = app.text("compare-summary");
+    assert!(summary.contains("the model as opened"), "{summary}");
+    let rows: Vec<String> = app
+        .browser
+        .find_all(&testid("compare-row"))
+        .unwrap()
+        .iter()
+        .map(|r| app.browser.text(r).unwrap())
+        .collect();
+    // The 12 Ifs the specialization folded, the call's new overload, the overload.
+    let folded = rows
+        .iter()
+        .filter(|r| r.starts_with("-") && r.ends_with("(If)"))
+        .count();
+    assert_eq!(folded, 12, "{rows:#?}");
+    assert!(
+        rows.iter()
+            .any(|r| r.contains("\"tower\" (Tower) overload")),
+        "{rows:#?}"
+    );
+    assert!(
+        rows.iter().any(|r| r.starts_with("+ function")),
+        "{rows:#?}"
+    );
+    // The call is marked changed on the canvas.
+    let marked = format!("{} g.g-changed[data-name=\"tower\"]", testid("graph"));
+    app.browser
+        .wait_for(&marked, e2e::TIMEOUT)
+        .unwrap_or_else(|e| panic!("{e}\n{}", app.diagnosis()));
+    // Collapsed, the call says how many changes its body holds.
+    let note = format!("{} text.g-note", testid("graph"));
+    let note = app.browser.wait_for(&note, e2e::TIMEOUT).unwrap();
+    let note = app.browser.text(&note).unwrap();
+    assert!(note.ends_with(" changed inside"), "{note}");
+
+    // Undo: the comparison is made again, and the models are the same up to names.
+    app.browser.click(&app.wait("undo")).unwrap();
+    wait_until(e2e::TIMEOUT, "the same model after undo", || {
+        let text = app.text("compare-summary");
+        Ok(text.contains("the same up to names").then_some(()))
+    })
+    .unwrap_or_else(|e| panic!("{e}\n{}", app.diagnosis()));
+    app.browser.click(&app.wait("compare-close")).unwrap();
+    wait_until(e2e::TIMEOUT, "the comparison closed", || {
+        Ok(app
+            .browser
+            .find_all(&testid("compare-summary"))?
+            .is_empty()
+            .then_some(()))
+    })
+    .unwrap();
+}

@@ -3,10 +3,11 @@
 //! on a group's `+`/`−` expands or collapses it in place, a click on a box selects it
 //! and shows its properties, Shift+click adds a node to the selection or takes it
 //! out. Beside it: a bundled example's guide (`guide.rs`), search over every graph,
-//! function body and subgraph, the problems list (`problems.rs`), the selected nodes
+//! function body and subgraph, the problems list (`problems.rs`), the comparison with another model (`compare.rs`), the selected nodes
 //! with Outline… (`outline.rs`), and the properties of the selected item with its
 //! editor (`node_editor.rs`). Presentation mode hides the side and enlarges the drawing.
 
+mod compare;
 mod guide;
 mod node_editor;
 mod outline;
@@ -20,6 +21,7 @@ use graft::view::{ItemId, Rect};
 use crate::platform;
 use crate::state::{AppState, FunctionInfo, SearchHit, Slot, Target};
 
+use compare::Compare;
 use guide::ExampleGuide;
 use node_editor::{NodeEditorView, TerminalEditorView};
 use outline::Outline;
@@ -399,6 +401,7 @@ pub fn GraphPanel() -> impl IntoView {
                     </For>
                 </ul>
                 <Problems on_jump=jump/>
+                <Compare on_jump=jump/>
                 <Outline/>
                 <Properties/>
                 <FunctionLibrary on_jump=jump/>

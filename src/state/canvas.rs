@@ -151,13 +151,13 @@ impl Session {
         };
         svg::region(scene, &open.model, view, detail, selected, &|item| {
             if self.is_new(item) {
-                Some("g-new")
+                Some(svg::Mark::class("g-new"))
             } else if item.problem.is_some()
                 || matches!(item.kind, ItemKind::Node { node, .. } if open.problem_nodes.contains_key(&node))
             {
-                Some("g-bad")
+                Some(svg::Mark::class("g-bad"))
             } else {
-                None
+                self.compare_mark(item)
             }
         })
     }

@@ -127,7 +127,11 @@ impl AppState {
     /// edit or undo), or is cleared when the model was replaced otherwise.
     pub(super) fn change<R>(self, f: impl FnOnce(&mut Session) -> R) -> Option<R> {
         let before = self.session.with_untracked(Stamp::of);
-        let result = self.session.try_update(f);
+        let result = self.session.try_update(|s| {
+            let result = f(s);
+            s.refresh_compare();
+            result
+        });
         let after = self.session.with_untracked(Stamp::of);
         if after.document != before.document {
             self.document.notify();
@@ -732,6 +736,47 @@ impl AppState {
 
     pub fn problems(self) -> Vec<Problem> {
         self.session.with(Session::problems)
+    }
+
+    /// Compares the open model with the one `step` edits in (0: as opened).
+    /// Publishes `compare_ms`, from the choice to the marks painted.
+    pub fn compare_with_step(self, step: usize) {
+        self.timed("compare_ms", |s| s.compare_with_step(step));
+    }
+
+    /// Compares the open model with a chosen file.
+    pub fn compare_with_files(self, picked: PickedFiles) {
+        if picked.is_empty() {
+            return;
+        }
+        spawn_local(async move {
+            let result = picked.read(&mut |_, _| true).await.and_then(|files| {
+                self.change(|s| s.compare_with_files(files))
+                    .unwrap_or(Ok(()))
+            });
+            if let Err(message) = result {
+                self.change(|s| s.set_error(message));
+            }
+        });
+    }
+
+    pub fn close_compare(self) {
+        self.change(Session::close_compare);
+    }
+
+    pub fn comparison(self) -> Option<crate::state::CompareView> {
+        self.session.with(Session::comparison)
+    }
+
+    pub fn compare_item(self, index: usize) -> Option<ItemId> {
+        self.session
+            .try_update_untracked(|s| s.compare_item(index))
+            .flatten()
+    }
+
+    /// How many edits are in force (the steps a comparison can go back to).
+    pub fn steps(self) -> usize {
+        self.session.with(|s| s.history().0.len())
     }
 
     pub fn problem_item(self, index: usize) -> Option<ItemId> {

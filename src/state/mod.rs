@@ -29,6 +29,7 @@ use crate::platform::{self, LoadedFile, PickedFiles};
 
 mod calls;
 mod canvas;
+mod compare;
 mod document;
 mod handle;
 mod inline;
@@ -39,6 +40,7 @@ mod opening;
 mod problems;
 mod properties;
 
+pub use compare::CompareView;
 pub use handle::AppState;
 pub use inline::InlineView;
 pub use properties::{NodeEditor, Properties, TerminalEditor};
@@ -270,6 +272,8 @@ pub struct Session {
     moves: Option<Moves>,
     /// How many models have been opened (not edited): the canvas fits each new one.
     opened: u64,
+    /// The model the open one is compared with, and the diff.
+    compare: Option<compare::Comparison>,
 }
 
 impl Session {

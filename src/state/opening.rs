@@ -68,6 +68,7 @@ impl Session {
                 self.draft = None;
                 self.edits = graft::edit::History::default();
                 self.kept.clear();
+                self.compare = None;
                 self.moves = None;
                 self.opened += 1;
             }

@@ -743,3 +743,73 @@ fn export_reencodes_under_the_original_name() {
         Summary::of(&original.model, &original.diagnostics)
     );
 }
+
+#[test]
+fn compare_with_the_model_as_opened_shows_what_a_specialization_folded() {
+    let mut session = Session::default();
+    open(&mut session, vec![example_file("live_specialization.onnx")]);
+    let node = graft::specialize::find_node(&session.open().unwrap().model, "tower").unwrap();
+    assert!(
+        session.specialize_call(node, "mode = 1"),
+        "{:?}",
+        session.error()
+    );
+    let printed = graft::text::print_model(&session.open().unwrap().model);
+    assert!(session.compare_with_step(0));
+    // Going back to the step and forth again leaves the model as it was.
+    assert_eq!(
+        graft::text::print_model(&session.open().unwrap().model),
+        printed
+    );
+    assert!(session.can_undo());
+
+    let shown = session.comparison().expect("a comparison");
+    assert!(!shown.same, "{}", shown.summary);
+    let texts: Vec<String> = shown
+        .rows
+        .iter()
+        .map(|r| format!("{} {}", r.sign, r.text))
+        .collect();
+    assert!(
+        texts
+            .iter()
+            .any(|t| t.starts_with("+ function ") && t.contains("(compared with ")),
+        "{texts:#?}"
+    );
+    assert!(
+        texts
+            .iter()
+            .any(|t| t.starts_with("~ \"tower\" (Tower) overload")),
+        "{texts:#?}"
+    );
+    let folded = shown
+        .rows
+        .iter()
+        .filter(|r| r.sign == "-" && r.text.ends_with("(If)"))
+        .count();
+    assert!(folded > 0, "the folded Ifs are listed: {texts:#?}");
+
+    // The call is marked on the canvas, and a folded node's row jumps to a call.
+    let tower = item_of(&session, "tower");
+    let row = shown
+        .rows
+        .iter()
+        .position(|r| r.sign == "-" && r.text.ends_with("(If)"))
+        .unwrap();
+    assert!(session.compare_item(row).is_some());
+    let open = session.open().unwrap();
+    let scene = open.scene.as_ref().unwrap();
+    let item = scene.view.item(tower).unwrap();
+    let mark = session.compare_mark(item).expect("the call is marked");
+    assert_eq!(mark.class, "g-changed");
+    // Collapsed, it says how much changed in its body.
+    let note = mark.note.expect("a note");
+    assert!(note.ends_with(" changed inside"), "{note}");
+
+    // Undo: the diff is made again, and the models are the same.
+    assert!(session.undo());
+    session.refresh_compare();
+    assert!(session.comparison().unwrap().same);
+    session.close_compare();
+    assert!(session.comparison().is_none());
+}

@@ -132,7 +132,7 @@ fn type_and_opset_changes() {
         .replace("float[2,3] x", "float[N,3] x")
         .replace("\"\": 18", "\"\": 19");
     let (_, text) = between(BASE, &b);
-    assert!(text.contains("model opset ai.onnx: 18 → 19\n"), "{text}");
+    assert!(text.contains("~ model opset ai.onnx: 18 → 19\n"), "{text}");
     assert!(
         text.contains("  ~ value \"x\" type: float[2,3] → float[N,3]\n"),
         "{text}"

@@ -163,6 +163,37 @@ pub struct Counts {
     pub model_fields: usize,
 }
 
+/// One change as text, for a report or a list.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Line {
+    /// `+` added, `-` removed, `~` changed, `=` renamed, `>` inlined, `<` outlined.
+    pub sign: &'static str,
+    pub text: String,
+    /// The graph pair it is in (an index into [`Diff::graphs`]), if any.
+    pub graph: Option<usize>,
+    pub at: At,
+}
+
+/// Where a change can be shown in B.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum At {
+    /// The model as a whole (or something only A has outside any graph).
+    Model,
+    /// Its graph (a removed node, a value): the graph pair's B side.
+    Graph,
+    NodeB(NodeId),
+    FunctionB(FunctionId),
+}
+
+fn arrow(f: &Field) -> String {
+    format!(
+        "{}: {} → {}",
+        f.name,
+        f.a.as_deref().unwrap_or("(none)"),
+        f.b.as_deref().unwrap_or("(none)")
+    )
+}
+
 /// Compares model `a` with model `b`.
 pub fn diff(a: &Model, b: &Model) -> Diff {
     let (sa, sb) = (Side::new(a), Side::new(b));
@@ -696,54 +727,54 @@ impl Diff {
         self.graphs.iter().filter(|g| !g.is_empty())
     }
 
-    /// A readable report: one line a change, under the path of its graph.
-    pub fn report(&self, a: &Model, b: &Model) -> String {
-        let mut out = String::new();
-        let arrow = |f: &Field| {
-            format!(
-                "{}: {} → {}",
-                f.name,
-                f.a.as_deref().unwrap_or("(none)"),
-                f.b.as_deref().unwrap_or("(none)")
-            )
+    /// Every change as a line of text, in order: the model's fields, the functions,
+    /// then each changed graph's (`graph`: its index in `graphs`).
+    pub fn lines(&self, a: &Model, b: &Model) -> Vec<Line> {
+        let mut out = Vec::new();
+        let mut push = |sign, text: String, graph, at| {
+            out.push(Line {
+                sign,
+                text,
+                graph,
+                at,
+            })
         };
         for f in &self.model {
-            out.push_str(&format!("model {}\n", arrow(f)));
+            push("~", format!("model {}", arrow(f)), None, At::Model);
         }
         for f in &self.functions {
             match f {
                 FunctionChange::Added { b: fb, against } => {
-                    out.push_str(&format!("+ function {}", b.function(*fb).key()));
+                    let mut text = format!("function {}", b.function(*fb).key());
                     if let Some(fa) = against {
-                        out.push_str(&format!(" (compared with {})", a.function(*fa).key()));
+                        text.push_str(&format!(" (compared with {})", a.function(*fa).key()));
                     }
-                    out.push('\n');
+                    push("+", text, None, At::FunctionB(*fb));
                 }
                 FunctionChange::Removed { a: fa } => {
-                    out.push_str(&format!("- function {}\n", a.function(*fa).key()));
+                    let text = format!("function {}", a.function(*fa).key());
+                    push("-", text, None, At::Model);
                 }
-                FunctionChange::Changed { a: fa, fields, .. } => {
+                FunctionChange::Changed { b: fb, fields, .. } => {
                     for field in fields {
-                        out.push_str(&format!(
-                            "~ function {} {}\n",
-                            a.function(*fa).key(),
-                            arrow(field)
-                        ));
+                        let text = format!("function {} {}", b.function(*fb).key(), arrow(field));
+                        push("~", text, None, At::FunctionB(*fb));
                     }
                 }
             }
         }
-        for g in self.changed_graphs() {
-            out.push_str(&format!("{}:\n", graph_path(a, g.a, b, g.b)));
+        for (k, g) in self.graphs.iter().enumerate() {
+            if g.is_empty() {
+                continue;
+            }
+            let graph = Some(k);
             for f in &g.fields {
-                out.push_str(&format!("  ~ graph {}\n", arrow(f)));
+                push("~", format!("graph {}", arrow(f)), graph, At::Graph);
             }
             for n in &g.nodes {
                 match n {
-                    NodeChange::Added(nb) => out.push_str(&format!("  + {}\n", node_label(b, *nb))),
-                    NodeChange::Removed(na) => {
-                        out.push_str(&format!("  - {}\n", node_label(a, *na)))
-                    }
+                    NodeChange::Added(nb) => push("+", node_label(b, *nb), graph, At::NodeB(*nb)),
+                    NodeChange::Removed(na) => push("-", node_label(a, *na), graph, At::Graph),
                     NodeChange::Changed {
                         a: na,
                         b: nb,
@@ -751,33 +782,59 @@ impl Diff {
                         fields,
                     } => {
                         if *renamed {
-                            out.push_str(&format!(
-                                "  = {} renamed {:?}\n",
-                                node_label(a, *na),
-                                b.node(*nb).name()
-                            ));
+                            let text =
+                                format!("{} renamed {:?}", node_label(a, *na), b.node(*nb).name());
+                            push("=", text, graph, At::NodeB(*nb));
                         }
                         for f in fields {
-                            out.push_str(&format!("  ~ {} {}\n", node_label(a, *na), arrow(f)));
+                            let text = format!("{} {}", node_label(a, *na), arrow(f));
+                            push("~", text, graph, At::NodeB(*nb));
                         }
                     }
-                    NodeChange::Inlined { call, nodes } => out.push_str(&format!(
-                        "  > {} inlined as {} node{}\n",
-                        node_label(a, *call),
-                        nodes.len(),
-                        if nodes.len() == 1 { "" } else { "s" }
-                    )),
-                    NodeChange::Outlined { nodes, call } => out.push_str(&format!(
-                        "  < {} node{} outlined into {}\n",
-                        nodes.len(),
-                        if nodes.len() == 1 { "" } else { "s" },
-                        node_label(b, *call)
-                    )),
+                    NodeChange::Inlined { call, nodes } => {
+                        let text = format!(
+                            "{} inlined as {} node{}",
+                            node_label(a, *call),
+                            nodes.len(),
+                            if nodes.len() == 1 { "" } else { "s" }
+                        );
+                        let at = nodes.first().map_or(At::Graph, |&n| At::NodeB(n));
+                        push(">", text, graph, at);
+                    }
+                    NodeChange::Outlined { nodes, call } => {
+                        let text = format!(
+                            "{} node{} outlined into {}",
+                            nodes.len(),
+                            if nodes.len() == 1 { "" } else { "s" },
+                            node_label(b, *call)
+                        );
+                        push("<", text, graph, At::NodeB(*call));
+                    }
                 }
             }
             for v in &g.values {
-                out.push_str(&format!("  {}\n", value_line(a, b, v)));
+                let (sign, text) = value_line(a, b, v);
+                push(sign, text, graph, At::Graph);
             }
+        }
+        out
+    }
+
+    /// A readable report: one line a change, under the path of its graph, then the
+    /// counts.
+    pub fn report(&self, a: &Model, b: &Model) -> String {
+        let mut out = String::new();
+        let mut current = None;
+        for line in self.lines(a, b) {
+            if line.graph != current
+                && let Some(k) = line.graph
+            {
+                let g = &self.graphs[k];
+                out.push_str(&format!("{}:\n", graph_path(a, g.a, b, g.b)));
+            }
+            current = line.graph;
+            let indent = if line.graph.is_some() { "  " } else { "" };
+            out.push_str(&format!("{indent}{} {}\n", line.sign, line.text));
         }
         let c = self.counts();
         out.push_str(&format!(
@@ -912,21 +969,25 @@ fn node_json(m: &Model, n: NodeId) -> Json {
     json!({"name": node.name(), "op": node.op_type(), "domain": node.domain(), "index": k})
 }
 
-fn value_line(a: &Model, b: &Model, v: &ValueChange) -> String {
+fn value_line(a: &Model, b: &Model, v: &ValueChange) -> (&'static str, String) {
     let name = |m: &Model, v: ValueId| format!("{:?}", m.value(v).name);
     match v {
-        ValueChange::Added { b: vb, role } => format!("+ {role} {}", name(b, *vb)),
-        ValueChange::Removed { a: va, role } => format!("- {role} {}", name(a, *va)),
-        ValueChange::Renamed { a: va, b: vb } => {
-            format!("= value {} renamed {}", name(a, *va), name(b, *vb))
-        }
+        ValueChange::Added { b: vb, role } => ("+", format!("{role} {}", name(b, *vb))),
+        ValueChange::Removed { a: va, role } => ("-", format!("{role} {}", name(a, *va))),
+        ValueChange::Renamed { a: va, b: vb } => (
+            "=",
+            format!("value {} renamed {}", name(a, *va), name(b, *vb)),
+        ),
         ValueChange::Type {
             a: va, from, to, ..
-        } => format!(
-            "~ value {} type: {} → {}",
-            name(a, *va),
-            from.as_deref().unwrap_or("(none)"),
-            to.as_deref().unwrap_or("(none)")
+        } => (
+            "~",
+            format!(
+                "value {} type: {} → {}",
+                name(a, *va),
+                from.as_deref().unwrap_or("(none)"),
+                to.as_deref().unwrap_or("(none)")
+            ),
         ),
         ValueChange::Initializer {
             a: va,
@@ -935,14 +996,14 @@ fn value_line(a: &Model, b: &Model, v: &ValueChange) -> String {
             max_abs_diff,
             ..
         } => {
-            let mut s = format!("~ initializer {} content", name(a, *va));
+            let mut s = format!("initializer {} content", name(a, *va));
             if from != to {
                 s.push_str(&format!(": {from} → {to}"));
             }
             if let Some(d) = max_abs_diff {
                 s.push_str(&format!(", max |a-b| {d}"));
             }
-            s
+            ("~", s)
         }
     }
 }

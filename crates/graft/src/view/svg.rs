@@ -48,6 +48,7 @@ pub const STYLE: &str = "\
 .g-node.g-new>rect{stroke:#16a34a;stroke-width:3}\
 .g-node.g-bad>rect{stroke:#dc2626;stroke-width:2.5}\
 .g-badge{fill:#dc2626;stroke:#fff;stroke-width:1.5}\
+.g-note{font:600 10px sans-serif;fill:#b45309;text-anchor:end}\
 .g-t{font:600 12px sans-serif;fill:#1b2430}\
 .g-s{font:10px sans-serif;fill:#4a5566}\
 .g-a{font:10px sans-serif;fill:#2b3a55}\
@@ -60,6 +61,20 @@ pub const STYLE: &str = "\
 .g-stub{stroke:#b0662a;stroke-width:1.2}\
 .g-sl{font:9px sans-serif;fill:#b0662a}\
 .g-el{font:9px sans-serif;fill:#6b7686}";
+
+/// How [`region`] marks an item: a class on its element (`g-new`, `g-bad`…) and, on a
+/// collapsed group, a short note drawn above its box (e.g. `3 changed inside`).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Mark {
+    pub class: &'static str,
+    pub note: Option<String>,
+}
+
+impl Mark {
+    pub fn class(class: &'static str) -> Self {
+        Self { class, note: None }
+    }
+}
 
 /// A whole standalone SVG document of the scene.
 pub fn document(scene: &Scene, model: &crate::ir::Model) -> String {
@@ -102,7 +117,7 @@ pub fn region(
     view: Rect,
     detail: Detail,
     selected: &[super::ItemId],
-    marked: &dyn Fn(&Item) -> Option<&'static str>,
+    marked: &dyn Fn(&Item) -> Option<Mark>,
 ) -> String {
     let mut out = String::new();
     let mut items: Vec<&Placed> = scene.items_in(view).collect();
@@ -230,7 +245,7 @@ fn item(
     p: &Placed,
     detail: Detail,
     hit: bool,
-    marked: &dyn Fn(&Item) -> Option<&'static str>,
+    marked: &dyn Fn(&Item) -> Option<Mark>,
 ) {
     let Some(item) = scene.view.item(p.item) else {
         return;
@@ -252,9 +267,9 @@ fn item(
         class.push_str(" g-hit");
     }
     let mark = marked(item);
-    if let Some(m) = mark {
+    if let Some(m) = &mark {
         class.push(' ');
-        class.push_str(m);
+        class.push_str(m.class);
     }
     let _ = write!(
         out,
@@ -267,7 +282,19 @@ fn item(
         D1(r.w),
         D1(r.h)
     );
-    if mark == Some("g-bad") {
+    if let Some(note) = mark.as_ref().and_then(|m| m.note.as_ref())
+        && item.is_group
+        && !open
+    {
+        let _ = write!(
+            out,
+            "<text class=\"g-note\" x=\"{}\" y=\"{}\">{}</text>",
+            D1(r.x + r.w),
+            D1(r.y - 3.0),
+            escape(note)
+        );
+    }
+    if mark.as_ref().is_some_and(|m| m.class == "g-bad") {
         let _ = write!(
             out,
             "<circle class=\"g-badge\" cx=\"{}\" cy=\"{}\" r=\"5\"/>",

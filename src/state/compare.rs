@@ -1,0 +1,277 @@
+//! Comparing the open model with another: the model as opened, an earlier step of its
+//! history, or a file. The diff (`graft::diff`, the open model as B) colours the
+//! canvas (added, changed, inlined nodes; groups with changes inside) and lists every
+//! change; a listed change jumps to its node, opening the groups it sits in. After an
+//! edit, undo or redo the diff is made again against the same other model.
+
+use graft::diff::{At, Diff, NodeChange};
+use graft::ir::{FunctionId, GraphOwner};
+
+use super::*;
+
+/// The other model and what the diff found.
+#[derive(Debug)]
+pub(super) struct Comparison {
+    label: String,
+    other: Model,
+    /// The open model's serial the diff was made against.
+    serial: u64,
+    marks: FxMap<NodeId, &'static str>,
+    /// Changes inside each node's subgraphs, at any depth.
+    inside_nodes: FxMap<NodeId, usize>,
+    /// Changes in each function's body: its calls are marked.
+    inside_functions: FxMap<FunctionId, usize>,
+    rows: Vec<ChangeRow>,
+    same: bool,
+    counts: graft::diff::Counts,
+}
+
+/// One listed change.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ChangeRow {
+    /// `+` added, `-` removed, `~` changed, `=` renamed, `>` inlined, `<` outlined.
+    pub sign: &'static str,
+    pub text: String,
+    /// The graph it is in.
+    pub path: String,
+    jump: Jump,
+}
+
+impl ChangeRow {
+    pub fn jumps(&self) -> bool {
+        self.jump != Jump::Nowhere
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Jump {
+    Node(NodeId),
+    /// A change in a function body no call shows: to a call of it.
+    Call(FunctionId),
+    Nowhere,
+}
+
+/// What the compare panel shows.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CompareView {
+    pub label: String,
+    pub same: bool,
+    pub summary: String,
+    pub rows: Vec<ChangeRow>,
+}
+
+impl Comparison {
+    fn new(label: String, other: Model, open: &OpenModel) -> Self {
+        let b = &open.model;
+        let d = graft::diff::diff(&other, b);
+        let mut c = Comparison {
+            label,
+            serial: open.serial,
+            marks: FxMap::default(),
+            inside_nodes: FxMap::default(),
+            inside_functions: FxMap::default(),
+            rows: Vec::new(),
+            same: d.same_up_to_names(),
+            counts: d.counts(),
+            other: Model::default(),
+        };
+        c.read(&d, &other, b);
+        c.other = other;
+        c
+    }
+
+    fn read(&mut self, d: &Diff, a: &Model, b: &Model) {
+        for line in d.lines(a, b) {
+            let graph = line.graph.map(|k| d.graphs[k].b);
+            // A change no node of B shows goes to its graph's owner.
+            let owner = || match graph.map(|g| b.graph(g).owner) {
+                Some(GraphOwner::Node(n)) => Jump::Node(n),
+                Some(GraphOwner::Function(f)) => Jump::Call(f),
+                _ => Jump::Nowhere,
+            };
+            let jump = match line.at {
+                At::NodeB(n) => Jump::Node(n),
+                At::FunctionB(f) => Jump::Call(f),
+                At::Graph => owner(),
+                At::Model => Jump::Nowhere,
+            };
+            self.rows.push(ChangeRow {
+                sign: line.sign,
+                text: line.text,
+                path: graph
+                    .map(|g| graft::diag::Location::graph(g).describe(b))
+                    .unwrap_or_default(),
+                jump,
+            });
+        }
+        for g in d.changed_graphs() {
+            for n in &g.nodes {
+                match n {
+                    NodeChange::Added(nb) => {
+                        self.marks.insert(*nb, "g-added");
+                    }
+                    NodeChange::Changed { b: nb, fields, .. } if !fields.is_empty() => {
+                        self.marks.insert(*nb, "g-changed");
+                    }
+                    NodeChange::Inlined { nodes, .. } => {
+                        for &nb in nodes {
+                            self.marks.insert(nb, "g-inlined");
+                        }
+                    }
+                    NodeChange::Outlined { call, .. } => {
+                        self.marks.insert(*call, "g-inlined");
+                    }
+                    _ => {}
+                }
+            }
+            // Groups holding a change: the owners up the scope chain, and every call
+            // of a function whose body changed.
+            let count = g.nodes.len() + g.values.len() + g.fields.len();
+            let mut current = g.b;
+            loop {
+                match b.graph(current).owner {
+                    GraphOwner::Node(n) => {
+                        *self.inside_nodes.entry(n).or_default() += count;
+                        current = b.node(n).graph;
+                    }
+                    GraphOwner::Function(f) => {
+                        *self.inside_functions.entry(f).or_default() += count;
+                        break;
+                    }
+                    _ => break,
+                }
+            }
+        }
+    }
+
+    fn mark(&self, item: &graft::view::Item) -> Option<svg::Mark> {
+        let ItemKind::Node { node, callee } = &item.kind else {
+            return None;
+        };
+        let inside = self.inside_nodes.get(node).copied().unwrap_or(0)
+            + callee
+                .and_then(|f| self.inside_functions.get(&f).copied())
+                .unwrap_or(0);
+        let class = self
+            .marks
+            .get(node)
+            .copied()
+            .or((inside > 0).then_some("g-inside"))?;
+        Some(svg::Mark {
+            class,
+            note: (inside > 0).then(|| format!("{inside} changed inside")),
+        })
+    }
+}
+
+impl Session {
+    /// Compares the open model with the one it was `step` edits in (0: as opened).
+    pub fn compare_with_step(&mut self, step: usize) -> bool {
+        if self.draft.is_some() || self.work.is_some() {
+            return false;
+        }
+        let Some(open) = self.open.as_mut() else {
+            return false;
+        };
+        // Undo back to the step, copy, redo: undo and redo are exact.
+        let mut model = std::mem::take(&mut open.model);
+        let back = self.edits.log().len().saturating_sub(step);
+        let mut undone = 0;
+        while undone < back && self.edits.undo(&mut model).is_some() {
+            undone += 1;
+        }
+        let other = model.clone();
+        for _ in 0..undone {
+            if let Err(e) = self.edits.redo(&mut model) {
+                self.error = Some(format!("Compare: redo failed: {e}"));
+                break;
+            }
+        }
+        open.model = model;
+        let label = if step == 0 {
+            "the model as opened".to_string()
+        } else {
+            format!("step {step} of the history")
+        };
+        self.compare = Some(Comparison::new(label, other, open));
+        true
+    }
+
+    /// Compares the open model with the model among `files`.
+    pub fn compare_with_files(&mut self, files: Vec<LoadedFile>) -> Result<(), String> {
+        let (name, other, _) = load_model(files)?;
+        let open = self
+            .open
+            .as_ref()
+            .ok_or("Open a model to compare with first.")?;
+        self.compare = Some(Comparison::new(name, other, open));
+        Ok(())
+    }
+
+    pub fn close_compare(&mut self) {
+        self.compare = None;
+    }
+
+    /// Makes the diff again when the open model changed since.
+    pub(super) fn refresh_compare(&mut self) {
+        let (Some(c), Some(open)) = (self.compare.as_ref(), self.open.as_ref()) else {
+            return;
+        };
+        if c.serial != open.serial && self.draft.is_none() {
+            let c = self.compare.take().map(|c| (c.label, c.other));
+            if let Some((label, other)) = c {
+                self.compare = Some(Comparison::new(label, other, open));
+            }
+        }
+    }
+
+    pub fn comparison(&self) -> Option<CompareView> {
+        let c = self.compare.as_ref()?;
+        let n = &c.counts;
+        let summary = format!(
+            "{} added, {} removed, {} changed, {} renamed, {} inlined nodes; functions {} added, {} removed",
+            n.nodes_added,
+            n.nodes_removed,
+            n.nodes_changed,
+            n.nodes_renamed,
+            n.calls_inlined + n.calls_outlined,
+            n.functions_added,
+            n.functions_removed,
+        );
+        Some(CompareView {
+            label: c.label.clone(),
+            same: c.same,
+            summary,
+            rows: c.rows.clone(),
+        })
+    }
+
+    /// The canvas class of `item` in the comparison (none during an inline preview,
+    /// whose nodes the diff did not see).
+    pub(super) fn compare_mark(&self, item: &graft::view::Item) -> Option<svg::Mark> {
+        if self.draft.is_some() {
+            return None;
+        }
+        self.compare.as_ref()?.mark(item)
+    }
+
+    /// The item a listed change jumps to, opening what it sits in.
+    pub fn compare_item(&mut self, index: usize) -> Option<ItemId> {
+        let jump = self.compare.as_ref()?.rows.get(index)?.jump;
+        let open = self.open.as_mut()?;
+        let scene = open.scene.as_mut()?;
+        let found = scene.view.find(&open.model, SEARCH_ITEM_LIMIT, |item| {
+            match (&item.kind, jump) {
+                (ItemKind::Node { node, .. }, Jump::Node(n)) => *node == n,
+                (
+                    ItemKind::Node {
+                        callee: Some(f), ..
+                    },
+                    Jump::Call(g),
+                ) => *f == g,
+                _ => false,
+            }
+        });
+        found.first().copied()
+    }
+}
