@@ -65,7 +65,8 @@ pub const EXAMPLES: &[Example] = &[
         try_this: &[
             "Click + on the call act1 to see ScaledTanh's body with alpha bound to 0.5.",
             "Select act1 and set alpha to 0.2 in its editor: a new overload, alpha_0p2, \
-             appears on the canvas and in the library. Ctrl+Z takes it back.",
+             appears on the canvas and in the library. Compare with \"the model as \
+             opened\" shows the overload against its generic; Ctrl+Z takes it back.",
         ],
     },
     Example {
@@ -86,6 +87,9 @@ pub const EXAMPLES: &[Example] = &[
         try_this: &[
             "Select the call and change one of its attributes: the overload is built and \
              drawn as you type.",
+            "Then Compare with \"the model as opened\": the list shows the Ifs and \
+             constants the specialization folded away, and the call is marked with the \
+             changes inside it.",
         ],
     },
     Example {
@@ -129,7 +133,8 @@ pub const EXAMPLES: &[Example] = &[
             "Select the Softmax and add a Sigmoid after it from the palette; then look \
              at the History tab and export the edit log.",
             "Drop this model file onto the inline zone of another model to inline it \
-             (its input x bound to a value of that model).",
+             (its input x bound to a value of that model); then Compare with \"the \
+             model as opened\" marks what the inline added and renamed.",
         ],
     },
 ];
