@@ -216,29 +216,52 @@ pub fn diff(a: &Model, b: &Model) -> Diff {
         }
         scope(&sa, &sb, &roots, &mut out.graphs);
     }
-    for &fa in &a.functions {
-        let key = a.function(fa).key();
-        match sb.index.get(&key) {
+    // Functions by full id; a duplicated id (an invalid model) pairs in file order.
+    let keyed = |m: &Model| -> Vec<(FunctionKey, usize, FunctionId)> {
+        let mut seen: FxMap<FunctionKey, usize> = FxMap::default();
+        m.functions
+            .iter()
+            .map(|&f| {
+                let key = m.function(f).key();
+                let k = seen.entry(key.clone()).or_default();
+                *k += 1;
+                (key, *k, f)
+            })
+            .collect()
+    };
+    let (keys_a, keys_b) = (keyed(a), keyed(b));
+    let index =
+        |keys: &[(FunctionKey, usize, FunctionId)]| -> FxMap<(FunctionKey, usize), FunctionId> {
+            keys.iter()
+                .map(|(key, k, f)| ((key.clone(), *k), *f))
+                .collect()
+        };
+    let (index_a, index_b) = (index(&keys_a), index(&keys_b));
+    let find = |index: &FxMap<(FunctionKey, usize), FunctionId>, key: &FunctionKey, k: usize| {
+        index.get(&(key.clone(), k)).copied()
+    };
+    for (key, k, fa) in &keys_a {
+        match find(&index_b, key, *k) {
             Some(fb) => {
-                let fields = function_fields(a, fa, b, fb);
+                let fields = function_fields(a, *fa, b, fb);
                 if !fields.is_empty() {
                     out.functions.push(FunctionChange::Changed {
-                        a: fa,
+                        a: *fa,
                         b: fb,
                         fields,
                     });
                 }
-                let bodies = (a.function(fa).body, b.function(fb).body);
+                let bodies = (a.function(*fa).body, b.function(fb).body);
                 scope(&sa, &sb, &[bodies], &mut out.graphs);
             }
-            None => out.functions.push(FunctionChange::Removed { a: fa }),
+            None => out.functions.push(FunctionChange::Removed { a: *fa }),
         }
     }
-    for &fb in &b.functions {
-        let key = b.function(fb).key();
-        if sa.index.get(&key).is_some() {
+    for (key, k, fb) in &keys_b {
+        if find(&index_a, key, *k).is_some() {
             continue;
         }
+        let fb = *fb;
         let generic = FunctionKey {
             overload: String::new(),
             ..key.clone()
