@@ -2060,6 +2060,85 @@ fn compare_with_the_model_as_opened_marks_what_a_specialization_folded() {
     let note = app.browser.text(&note).unwrap();
     assert!(note.ends_with(" changed inside"), "{note}");
 
+    // Side by side: the model as opened on the left. Opening its call there shows the
+    // folded nodes ghosted; a drag on it pans both; a click on its node selects the
+    // matched node of the open model.
+    app.browser.click(&app.wait("compare-side")).unwrap();
+    let other = app.wait("graph-other");
+    let toggle = format!(
+        "{} g[data-name=\"tower\"] g[data-toggle] rect",
+        testid("graph-other")
+    );
+    let toggle = app.browser.wait_for(&toggle, e2e::TIMEOUT).unwrap();
+    // Turning side by side on fits the halved canvas again: wait for the call to be
+    // inside the left pane.
+    wait_until(e2e::TIMEOUT, "the other model fitted in its pane", || {
+        let inside = app.browser.execute(
+            "const p = arguments[0].getBoundingClientRect(), t = arguments[1].getBoundingClientRect(); \
+             return t.x >= p.x && t.x + t.width <= p.x + p.width && t.y >= p.y && t.y + t.height <= p.y + p.height;",
+            vec![other.to_json(), toggle.to_json()],
+        )?;
+        Ok(inside.as_bool().filter(|&b| b))
+    })
+    .unwrap_or_else(|e| panic!("{e}\n{}", app.diagnosis()));
+    app.browser.click(&toggle).unwrap();
+    let ghosts = format!("{} g.g-removed", testid("graph-other"));
+    // The body's first nodes (what is drawn around the view): the mode's constant and
+    // the test on it, both folded away.
+    wait_until(e2e::TIMEOUT, "the folded nodes ghosted", || {
+        let mut names = Vec::new();
+        for g in app.browser.find_all(&ghosts)? {
+            names.push(app.browser.attribute(&g, "data-name")?.unwrap_or_default());
+        }
+        Ok(
+            (names.iter().any(|n| n == "mode_value") && names.iter().any(|n| n == "is_sharp"))
+                .then_some(()),
+        )
+    })
+    .unwrap_or_else(|e| panic!("{e}\n{}", app.diagnosis()));
+    let transforms = |app: &App| -> Vec<String> {
+        app.browser
+            .find_all(".graph g.graph-content")
+            .unwrap()
+            .iter()
+            .map(|g| {
+                app.browser
+                    .attribute(g, "transform")
+                    .unwrap()
+                    .unwrap_or_default()
+            })
+            .collect()
+    };
+    let before = transforms(&app);
+    assert_eq!(before.len(), 2);
+    app.browser.drag(&other, 120, 60).unwrap();
+    wait_until(e2e::TIMEOUT, "both panes panned together", || {
+        let now = transforms(&app);
+        Ok((now[0] == now[1] && now[0] != before[0]).then_some(()))
+    })
+    .unwrap_or_else(|e| panic!("{e}: {before:?} -> {:?}", transforms(&app)));
+    // Esc clears the selection first (the specialization left tower selected).
+    app.browser.press_keys(&[], "\u{E00C}").unwrap();
+    wait_until(e2e::TIMEOUT, "nothing selected", || {
+        Ok(app
+            .browser
+            .find_all(&testid("properties"))?
+            .is_empty()
+            .then_some(()))
+    })
+    .unwrap_or_else(|e| panic!("{e}\n{}", app.diagnosis()));
+    let other_box = format!(
+        "{} g[data-name=\"tower\"] > text.g-t",
+        testid("graph-other")
+    );
+    let other_box = app.browser.wait_for(&other_box, e2e::TIMEOUT).unwrap();
+    app.browser.click(&other_box).unwrap();
+    wait_until(e2e::TIMEOUT, "the open model's tower selected", || {
+        let props = app.text("properties");
+        Ok(props.contains("tower").then_some(()))
+    })
+    .unwrap_or_else(|e| panic!("{e}\n{}", app.diagnosis()));
+
     // Undo: the comparison is made again, and the models are the same up to names.
     app.browser.click(&app.wait("undo")).unwrap();
     wait_until(e2e::TIMEOUT, "the same model after undo", || {

@@ -14,7 +14,7 @@ use std::path::Path;
 
 use bytes::Bytes;
 use graft::Model;
-use graft::diff::{NodeChange, diff};
+use graft::diff::diff;
 use graft::ir::{GraphOwner, ValueDef};
 use graft_tests::corpus;
 
@@ -95,11 +95,7 @@ fn renamed_copies_match_their_twins() {
             {
                 continue;
             }
-            twins += g
-                .nodes
-                .iter()
-                .filter(|n| matches!(n, NodeChange::Changed { a, b, .. } if a == b))
-                .count();
+            twins += g.pairs.iter().filter(|(a, b)| a == b).count();
         }
         let share = twins as f64 / live as f64;
         println!("| {what} | {live} | {:.2}% |", share * 100.0);

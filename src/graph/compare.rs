@@ -2,7 +2,8 @@
 //! history, or a file. While a comparison is on, the canvas colours what differs
 //! (added green, changed amber, inlined blue, a group with a change inside dashed) and
 //! this section lists every change under its graph; a click on one jumps to it,
-//! opening the groups it sits in. Edits keep the comparison up to date.
+//! opening the groups it sits in. Side by side draws the other model to the left of
+//! the canvas (see `super`). Edits keep the comparison up to date.
 
 use leptos::prelude::*;
 
@@ -63,6 +64,15 @@ pub fn Compare(on_jump: impl Fn(ItemId) + Copy + Send + Sync + 'static) -> impl 
                             "Close"
                         </button>
                     </p>
+                    <label class="compare-side">
+                        <input
+                            type="checkbox"
+                            data-testid="compare-side"
+                            prop:checked=move || state.side_by_side()
+                            on:change=move |ev| state.set_side_by_side(event_target_checked(&ev))
+                        />
+                        " Side by side (the other model on the left, removed nodes ghosted)"
+                    </label>
                     <ul class="compare-list">
                         {rows.into_iter().enumerate().map(|(index, row)| {
                             let jumps = row.jumps();

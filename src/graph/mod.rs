@@ -3,9 +3,9 @@
 //! on a group's `+`/`−` expands or collapses it in place, a click on a box selects it
 //! and shows its properties, Shift+click adds a node to the selection or takes it
 //! out. Beside it: a bundled example's guide (`guide.rs`), search over every graph,
-//! function body and subgraph, the problems list (`problems.rs`), the comparison with another model (`compare.rs`), the selected nodes
-//! with Outline… (`outline.rs`), and the properties of the selected item with its
-//! editor (`node_editor.rs`). Presentation mode hides the side and enlarges the drawing.
+//! function body and subgraph, the problems list (`problems.rs`), the comparison with
+//! another model (`compare.rs`), the selected nodes with Outline… (`outline.rs`), and
+//! the properties of the selected item with its editor (`node_editor.rs`). Presentation mode hides the side and enlarges the drawing.
 
 mod compare;
 mod guide;
@@ -118,6 +118,14 @@ pub fn GraphPanel() -> impl IntoView {
     };
 
     platform::on_resize(measure);
+    // Side by side halves the canvas: fit again once the panes are laid out.
+    Effect::new(move |previous: Option<bool>| {
+        let now = state.side_by_side();
+        if previous.is_some_and(|p| p != now) {
+            platform::after_next_paint(fit);
+        }
+        now
+    });
 
     // A newly opened model: fit it, clear what belonged to the previous one, and say
     // when it is drawn. An edit keeps the camera (and `state` carries the selection).
@@ -221,15 +229,21 @@ pub fn GraphPanel() -> impl IntoView {
             drawn.set(Some((margin, detail, opened)));
         }
     });
+    // The region to draw and its detail, unless a model was opened since (its fit
+    // sets the camera, and the region, next).
+    let region = move || {
+        let (region, detail, opened) = drawn.get()?;
+        (opened == state.opened.get()).then_some((region, detail))
+    };
     let content = move || {
-        let Some((region, detail, opened)) = drawn.get() else {
-            return String::new();
-        };
-        if opened != state.opened.get() {
-            // Opened since: its fit sets the camera, and the region, next.
-            return String::new();
-        }
-        selection.with(|selected| state.graph_svg(region, detail, selected))
+        region().map_or_else(String::new, |(r, detail)| {
+            selection.with(|selected| state.graph_svg(r, detail, selected))
+        })
+    };
+    let other_content = move || {
+        region().map_or_else(String::new, |(r, detail)| {
+            selection.with(|selected| state.other_svg(r, detail, selected))
+        })
     };
     let transform = move || {
         let c = camera.get();
@@ -307,6 +321,21 @@ pub fn GraphPanel() -> impl IntoView {
             state.select(Vec::new());
         }
     };
+    // The other model beside (side by side): the same camera; a click opens its
+    // groups or selects the matched node of the open model.
+    let on_click_other = move |e: leptos::ev::MouseEvent| {
+        if moved.get_value() {
+            return;
+        }
+        if let Some(id) = platform::target_attribute(&e, "data-toggle").and_then(|s| s.parse().ok())
+        {
+            state.toggle_other(id);
+        } else if let Some(id) =
+            platform::target_attribute(&e, "data-item").and_then(|s| s.parse().ok())
+        {
+            state.select_from_other(id);
+        }
+    };
     let on_dblclick = move |e: leptos::ev::MouseEvent| {
         if let Some(id) = platform::target_attribute(&e, "data-item").and_then(|s| s.parse().ok()) {
             state.toggle(id);
@@ -328,6 +357,23 @@ pub fn GraphPanel() -> impl IntoView {
 
     view! {
         <div class="graph-page">
+            <Show when=move || state.side_by_side()>
+                <div
+                    class="graph graph-other"
+                    data-testid="graph-other"
+                    on:wheel=on_wheel
+                    on:mousedown=on_down
+                    on:mousemove=on_move
+                    on:mouseup=on_up
+                    on:click=on_click_other
+                >
+                    <svg class="graph-svg" width="100%" height="100%">
+                        <g inner_html=format!("<style>{STYLE}</style>")></g>
+                        <g class="graph-content" transform=transform inner_html=other_content></g>
+                    </svg>
+                    <span class="graph-other-label">{move || state.comparison().map(|c| c.label).unwrap_or_default()}</span>
+                </div>
+            </Show>
             <div
                 class="graph"
                 data-testid="graph"

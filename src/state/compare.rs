@@ -24,6 +24,13 @@ pub(super) struct Comparison {
     rows: Vec<ChangeRow>,
     same: bool,
     counts: graft::diff::Counts,
+    /// The other model's nodes as the diff sees them: removed, changed, inlined.
+    marks_other: FxMap<NodeId, &'static str>,
+    /// Matched nodes: the open model's to the other's, and back.
+    to_other: FxMap<NodeId, NodeId>,
+    from_other: FxMap<NodeId, NodeId>,
+    /// The other model drawn beside the open one (side by side), when asked for.
+    scene: Option<Scene>,
 }
 
 /// One listed change.
@@ -74,6 +81,10 @@ impl Comparison {
             same: d.same_up_to_names(),
             counts: d.counts(),
             other: Model::default(),
+            marks_other: FxMap::default(),
+            to_other: FxMap::default(),
+            from_other: FxMap::default(),
+            scene: None,
         };
         c.read(&d, &other, b);
         c.other = other;
@@ -104,7 +115,32 @@ impl Comparison {
                 jump,
             });
         }
+        for g in &d.graphs {
+            for &(na, nb) in &g.pairs {
+                self.to_other.insert(nb, na);
+                self.from_other.insert(na, nb);
+            }
+        }
         for g in d.changed_graphs() {
+            for n in &g.nodes {
+                match n {
+                    NodeChange::Removed(na) => {
+                        self.marks_other.insert(*na, "g-removed");
+                    }
+                    NodeChange::Changed { a: na, fields, .. } if !fields.is_empty() => {
+                        self.marks_other.insert(*na, "g-changed");
+                    }
+                    NodeChange::Inlined { call, .. } => {
+                        self.marks_other.insert(*call, "g-inlined");
+                    }
+                    NodeChange::Outlined { nodes, .. } => {
+                        for &na in nodes {
+                            self.marks_other.insert(na, "g-inlined");
+                        }
+                    }
+                    _ => {}
+                }
+            }
             for n in &g.nodes {
                 match n {
                     NodeChange::Added(nb) => {
@@ -217,11 +253,13 @@ impl Session {
         let (Some(c), Some(open)) = (self.compare.as_ref(), self.open.as_ref()) else {
             return;
         };
-        if c.serial != open.serial && self.draft.is_none() {
-            let c = self.compare.take().map(|c| (c.label, c.other));
-            if let Some((label, other)) = c {
-                self.compare = Some(Comparison::new(label, other, open));
-            }
+        if c.serial != open.serial
+            && self.draft.is_none()
+            && let Some(c) = self.compare.take()
+        {
+            let mut next = Comparison::new(c.label, c.other, open);
+            next.scene = c.scene;
+            self.compare = Some(next);
         }
     }
 
@@ -253,6 +291,107 @@ impl Session {
             return None;
         }
         self.compare.as_ref()?.mark(item)
+    }
+
+    /// Shows the other model beside the open one, or stops.
+    pub fn set_side_by_side(&mut self, on: bool) -> bool {
+        let Some(c) = self.compare.as_mut() else {
+            return false;
+        };
+        if !on {
+            c.scene = None;
+            return true;
+        }
+        if c.scene.is_none() {
+            let Some(view) = View::of_model(&c.other) else {
+                self.error = Some("The other model has no graph to show.".into());
+                return false;
+            };
+            let mut scene = Scene::new(view);
+            if scene.layout(&c.other, &mut || false).is_err() {
+                return false;
+            }
+            c.scene = Some(scene);
+        }
+        true
+    }
+
+    pub fn side_by_side(&self) -> bool {
+        self.compare.as_ref().is_some_and(|c| c.scene.is_some())
+    }
+
+    /// Expands or collapses a group of the other model's drawing.
+    pub fn toggle_other(&mut self, item: ItemId) -> bool {
+        let Some(c) = self.compare.as_mut() else {
+            return false;
+        };
+        let Some(scene) = c.scene.as_mut() else {
+            return false;
+        };
+        scene.toggle(&c.other, item) && scene.layout(&c.other, &mut || false).is_ok()
+    }
+
+    /// The item of the open model matched with the other model's `item`.
+    pub fn matched_in_open(&mut self, item: ItemId) -> Option<ItemId> {
+        let c = self.compare.as_ref()?;
+        let ItemKind::Node { node, .. } = c.scene.as_ref()?.view.item(item)?.kind else {
+            return None;
+        };
+        let node = *c.from_other.get(&node)?;
+        let open = self.open.as_mut()?;
+        let scene = open.scene.as_mut()?;
+        let found = scene.view.find(
+            &open.model,
+            SEARCH_ITEM_LIMIT,
+            |i| matches!(i.kind, ItemKind::Node { node: n, .. } if n == node),
+        );
+        found.first().copied()
+    }
+
+    /// The other model's drawing in `view`, its items matched with the `selected`
+    /// ones of the open model highlighted; what the diff found marked (removed nodes
+    /// ghosted).
+    pub fn other_svg(&self, view: Rect, detail: Detail, selected: &[ItemId]) -> String {
+        let (Some(c), Some(open)) = (self.compare.as_ref(), self.open.as_ref()) else {
+            return String::new();
+        };
+        let Some(scene) = c.scene.as_ref() else {
+            return String::new();
+        };
+        let nodes: Vec<NodeId> = open
+            .scene
+            .as_ref()
+            .map(|s| {
+                selected
+                    .iter()
+                    .filter_map(|&i| match s.view.item(i)?.kind {
+                        ItemKind::Node { node, .. } => c.to_other.get(&node).copied(),
+                        _ => None,
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        let hits: Vec<ItemId> = scene
+            .placed
+            .iter()
+            .map(|p| p.item)
+            .filter(|&i| {
+                matches!(scene.view.item(i).map(|x| &x.kind), Some(ItemKind::Node { node, .. }) if nodes.contains(node))
+            })
+            .collect();
+        svg::region(
+            scene,
+            &c.other,
+            view,
+            detail,
+            &hits,
+            &|item| match item.kind {
+                ItemKind::Node { node, .. } => {
+                    c.marks_other.get(&node).map(|&m| svg::Mark::class(m))
+                }
+                _ => None,
+            },
+        )
     }
 
     /// The item a listed change jumps to, opening what it sits in.

@@ -760,6 +760,35 @@ impl AppState {
         });
     }
 
+    /// Shows the other model beside the open one (or stops).
+    pub fn set_side_by_side(self, on: bool) {
+        self.change(|s| s.set_side_by_side(on));
+    }
+
+    pub fn side_by_side(self) -> bool {
+        self.session.with(Session::side_by_side)
+    }
+
+    /// Expands or collapses a group of the other model's drawing.
+    pub fn toggle_other(self, item: ItemId) {
+        self.change(|s| s.toggle_other(item));
+    }
+
+    /// Selects the open model's node matched with the other model's `item`.
+    pub fn select_from_other(self, item: ItemId) {
+        if let Some(found) = self
+            .session
+            .try_update_untracked(|s| s.matched_in_open(item))
+            .flatten()
+        {
+            self.select(vec![found]);
+        }
+    }
+
+    pub fn other_svg(self, view: Rect, detail: Detail, selected: &[ItemId]) -> String {
+        self.session.with(|s| s.other_svg(view, detail, selected))
+    }
+
     pub fn close_compare(self) {
         self.change(Session::close_compare);
     }

@@ -806,10 +806,41 @@ fn compare_with_the_model_as_opened_shows_what_a_specialization_folded() {
     let note = mark.note.expect("a note");
     assert!(note.ends_with(" changed inside"), "{note}");
 
+    // Side by side: the model as opened is drawn beside; opening its call shows the
+    // folded nodes ghosted, and the open model's selection is highlighted there.
+    assert!(session.set_side_by_side(true));
+    let everything = Rect {
+        x: -1e6,
+        y: -1e6,
+        w: 2e6,
+        h: 2e6,
+    };
+    let svg = session.other_svg(everything, Detail::Full, &[]);
+    let before_name = svg.split("data-name=\"tower\"").next().unwrap();
+    let id: ItemId = before_name
+        .rsplit("data-item=\"")
+        .next()
+        .and_then(|rest| rest.split('"').next())
+        .and_then(|n| n.parse().ok())
+        .expect("the other model's tower is drawn");
+    assert_eq!(session.matched_in_open(id), Some(tower));
+    assert!(session.toggle_other(id));
+    let svg = session.other_svg(everything, Detail::Full, &[tower]);
+    assert!(
+        svg.matches("g-removed").count() >= 15,
+        "the folded Constants, Equal and Ifs"
+    );
+    assert!(svg.contains("g-hit"), "the counterpart of the selection");
+
     // Undo: the diff is made again, and the models are the same.
     assert!(session.undo());
     session.refresh_compare();
     assert!(session.comparison().unwrap().same);
+    assert!(
+        session.side_by_side(),
+        "the other drawing stays across the edit"
+    );
     session.close_compare();
     assert!(session.comparison().is_none());
+    assert!(!session.side_by_side());
 }

@@ -51,6 +51,13 @@ impl Drop for TempDir {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Element(String);
 
+impl Element {
+    /// The element as a script argument (`arguments[k]` in [`Browser::execute`]).
+    pub fn to_json(&self) -> Value {
+        json!({ ELEMENT_KEY: self.0 })
+    }
+}
+
 /// A Chromium controlled through chromedriver.
 pub struct Browser {
     agent: ureq::Agent,
@@ -317,6 +324,25 @@ impl Browser {
                 { "type": "pointerUp", "button": 0 },
                 { "type": "pause", "duration": 0 },
             ]},
+        ]});
+        self.cmd("POST", "/actions", Some(actions))?;
+        self.cmd("DELETE", "/actions", None).map(drop)
+    }
+
+    /// Drags from the middle of an element by (`dx`, `dy`) pixels with the left button,
+    /// through the WebDriver actions API, in a few moves as a hand would.
+    pub fn drag(&self, element: &Element, dx: i64, dy: i64) -> Result<(), String> {
+        let origin = json!({ ELEMENT_KEY: element.0 });
+        let mut moves = vec![
+            json!({ "type": "pointerMove", "origin": origin, "x": 0, "y": 0 }),
+            json!({ "type": "pointerDown", "button": 0 }),
+        ];
+        for _ in 0..4 {
+            moves.push(json!({ "type": "pointerMove", "origin": "pointer", "x": dx / 4, "y": dy / 4, "duration": 20 }));
+        }
+        moves.push(json!({ "type": "pointerUp", "button": 0 }));
+        let actions = json!({ "actions": [
+            { "type": "pointer", "id": "mouse", "parameters": { "pointerType": "mouse" }, "actions": moves },
         ]});
         self.cmd("POST", "/actions", Some(actions))?;
         self.cmd("DELETE", "/actions", None).map(drop)

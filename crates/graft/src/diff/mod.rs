@@ -121,8 +121,8 @@ pub enum ValueChange {
 pub struct GraphDiff {
     pub a: GraphId,
     pub b: GraphId,
-    /// Pairs of matched nodes.
-    pub matched: usize,
+    /// The matched nodes (A, B), in A's order.
+    pub pairs: Vec<(NodeId, NodeId)>,
     pub fields: Vec<Field>,
     pub nodes: Vec<NodeChange>,
     pub values: Vec<ValueChange>,
@@ -326,10 +326,10 @@ fn classify(sa: &Side, sb: &Side, p: &Pairing, ga: GraphId, gb: GraphId) -> Grap
     let outlined_calls: FxSet<NodeId> = outlined.iter().map(|r| r.call).collect();
 
     let mut nodes = Vec::new();
-    let mut matched = 0;
+    let mut pairs = Vec::new();
     for &na in &x.nodes {
         if let Some(&nb) = p.nodes_ab.get(&na) {
-            matched += 1;
+            pairs.push((na, nb));
             let fields = node_fields(am, na, bm, nb, p);
             let renamed = am.node(na).name() != bm.node(nb).name();
             if renamed || !fields.is_empty() {
@@ -373,7 +373,7 @@ fn classify(sa: &Side, sb: &Side, p: &Pairing, ga: GraphId, gb: GraphId) -> Grap
     GraphDiff {
         a: ga,
         b: gb,
-        matched,
+        pairs,
         fields,
         nodes,
         values: value_changes(am, ga, bm, gb, p),

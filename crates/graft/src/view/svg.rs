@@ -106,9 +106,10 @@ pub fn document(scene: &Scene, model: &crate::ir::Model) -> String {
 }
 
 /// The SVG elements (no `<svg>` wrapper) of what lies in `view`, drawn at `detail`;
-/// the `selected` items are highlighted, and every item `marked` names gets that class
-/// (`g-new`: e.g. the nodes an inline preview adds; `g-bad`: a node with a problem, drawn
-/// with a red outline and a dot in its corner). Groups come before their children so frames sit behind. The
+/// the `selected` items are highlighted, and every item `marked` marks gets that
+/// [`Mark`]'s class (`g-new`: e.g. the nodes an inline preview adds; `g-bad`: a node with
+/// a problem, drawn with a red outline and a dot in its corner; the compare marks) and,
+/// collapsed, its note. Groups come before their children so frames sit behind. The
 /// arrowheads of all edges are one path, drawn last: one element instead of an SVG
 /// marker per edge, which the browser styles and paints one by one.
 pub fn region(
