@@ -844,3 +844,34 @@ fn compare_with_the_model_as_opened_shows_what_a_specialization_folded() {
     assert!(session.comparison().is_none());
     assert!(!session.side_by_side());
 }
+
+#[test]
+fn compare_with_a_file_and_a_bad_file_changes_nothing() {
+    let mut session = Session::default();
+    let base = r#"<ir_version: 10, opset_import: ["": 18]>
+main (float[4] x) => (float[4] y) {
+  [a] t = Relu(x)
+  [b] y = Neg(t)
+}"#;
+    open(&mut session, vec![text_file("base.onnx", base)]);
+    let other = base.replace("[b] y = Neg(t)", "[b] y = Neg(t)\n  [c] z = Abs(t)");
+    let other = other.replace("=> (float[4] y)", "=> (float[4] y, float[4] z)");
+    session
+        .compare_with_files(vec![text_file("other.onnx", &other)])
+        .expect("compares");
+    let shown = session.comparison().expect("a comparison");
+    assert_eq!(shown.label, "other.onnx");
+    let texts: Vec<String> = shown
+        .rows
+        .iter()
+        .map(|r| format!("{} {}", r.sign, r.text))
+        .collect();
+    // The open model lacks what the file has: from the file's side, removed.
+    assert!(texts.contains(&"- \"c\" (Abs)".to_string()), "{texts:?}");
+    assert!(texts.contains(&"- output \"z\"".to_string()), "{texts:?}");
+
+    // A file that is no model: an error, and the comparison stays as it was.
+    let before = session.comparison();
+    assert!(session.compare_with_files(vec![junk("junk.onnx")]).is_err());
+    assert_eq!(session.comparison(), before);
+}
