@@ -122,42 +122,36 @@ impl Comparison {
             }
         }
         for g in d.changed_graphs() {
-            for n in &g.nodes {
-                match n {
-                    NodeChange::Removed(na) => {
-                        self.marks_other.insert(*na, "g-removed");
-                    }
-                    NodeChange::Changed { a: na, fields, .. } if !fields.is_empty() => {
-                        self.marks_other.insert(*na, "g-changed");
-                    }
-                    NodeChange::Inlined { call, .. } => {
-                        self.marks_other.insert(*call, "g-inlined");
-                    }
-                    NodeChange::Outlined { nodes, .. } => {
-                        for &na in nodes {
-                            self.marks_other.insert(na, "g-inlined");
-                        }
-                    }
-                    _ => {}
-                }
-            }
+            // Marks on both sides: the open model's (B) and the other's (A).
             for n in &g.nodes {
                 match n {
                     NodeChange::Added(nb) => {
                         self.marks.insert(*nb, "g-added");
                     }
-                    NodeChange::Changed { b: nb, fields, .. } if !fields.is_empty() => {
-                        self.marks.insert(*nb, "g-changed");
+                    NodeChange::Removed(na) => {
+                        self.marks_other.insert(*na, "g-removed");
                     }
-                    NodeChange::Inlined { nodes, .. } => {
-                        for &nb in nodes {
-                            self.marks.insert(nb, "g-inlined");
+                    NodeChange::Changed {
+                        a: na,
+                        b: nb,
+                        fields,
+                        ..
+                    } if !fields.is_empty() => {
+                        self.marks.insert(*nb, "g-changed");
+                        self.marks_other.insert(*na, "g-changed");
+                    }
+                    NodeChange::Changed { .. } => {}
+                    NodeChange::Inlined { call, nodes } | NodeChange::Outlined { nodes, call } => {
+                        let (call_side, nodes_side) = if matches!(n, NodeChange::Inlined { .. }) {
+                            (&mut self.marks_other, &mut self.marks)
+                        } else {
+                            (&mut self.marks, &mut self.marks_other)
+                        };
+                        call_side.insert(*call, "g-inlined");
+                        for &x in nodes {
+                            nodes_side.insert(x, "g-inlined");
                         }
                     }
-                    NodeChange::Outlined { call, .. } => {
-                        self.marks.insert(*call, "g-inlined");
-                    }
-                    _ => {}
                 }
             }
             // Groups holding a change: the owners up the scope chain, and every call
@@ -219,8 +213,11 @@ impl Session {
         let other = model.clone();
         for _ in 0..undone {
             if let Err(e) = self.edits.redo(&mut model) {
+                // Never seen (redo is exact), but then show the model as it stands,
+                // at that step, with its later edits still to redo.
                 self.error = Some(format!("Compare: redo failed: {e}"));
-                break;
+                self.show_edited(model, &Touched::whole(), None, false);
+                return false;
             }
         }
         open.model = model;
