@@ -214,6 +214,9 @@ struct Interaction {
     inline_preview_ms: Vec<f64>,
     /// Compare with the model as opened (one node added), to the marks painted.
     compare_ms: Vec<f64>,
+    /// Compare with a file of the model with 1% of its nodes changed, from the file
+    /// chosen to the marks painted.
+    compare_file_ms: Vec<f64>,
     error: String,
 }
 
@@ -899,7 +902,7 @@ fn measure_in(
             eprintln!("app_bench: screenshot {}: {e}", shot.display());
         }
     }
-    let interaction = (interact && app == App::Graft).then(|| interactions(browser));
+    let interaction = (interact && app == App::Graft).then(|| interactions(browser, &model.path));
     if let Some(i) = &interaction
         && run == 0
         && i.error.is_empty()
@@ -1004,7 +1007,7 @@ fn classify_error(error: String) -> Run {
 
 /// Graft's interactions on the open model: expanding the first section on screen, the
 /// idle frame rate, and the frame rate of a 60-step drag.
-fn interactions(browser: &Browser) -> Interaction {
+fn interactions(browser: &Browser, path: &Path) -> Interaction {
     let mut out = Interaction::default();
     let _ = browser.cmd("POST", "/timeouts", Some(json!({ "script": 80_000 })));
     match browser.execute_async(EXPAND, vec![]) {
@@ -1028,7 +1031,7 @@ fn interactions(browser: &Browser) -> Interaction {
         }
         Err(e) => out.error += &format!(" pan: {e}"),
     }
-    if let Err(e) = edit_timings(browser, &mut out) {
+    if let Err(e) = edit_timings(browser, path, &mut out) {
         out.error += &format!(" edits: {e}");
     }
     let _ = browser.cmd(
@@ -1058,7 +1061,7 @@ const COMPARE_ROUNDS: usize = 3;
 /// ([`INLINE_ROUNDS`] times). Each is timed by
 /// the app (`edit_ms`, `undo_ms`: from the handler to the next frame painted, so
 /// apply, inference, checks, view, layout and drawing).
-fn edit_timings(browser: &Browser, out: &mut Interaction) -> Result<(), String> {
+fn edit_timings(browser: &Browser, path: &Path, out: &mut Interaction) -> Result<(), String> {
     use graft_tests::webdriver::{testid, wait_until};
     const CONTROL: &str = "\u{E009}";
     const SELECT_ALL: &str = "\u{E009}a\u{E000}";
@@ -1152,6 +1155,19 @@ fn edit_timings(browser: &Browser, out: &mut Interaction) -> Result<(), String> 
         }
         browser.click(&browser.wait_for(&testid("compare-close"), wait)?)?;
     }
+    // Compare with a file: the open model with every 100th node's op changed (1%).
+    let changed = one_percent_changed(path)?;
+    for _ in 0..COMPARE_ROUNDS {
+        let input = browser.wait_for(&testid("compare-input"), wait)?;
+        let file = changed.to_str().unwrap_or_default().to_string();
+        out.compare_file_ms
+            .push(timed("compare_ms", &|| browser.send_keys(&input, &file))?);
+        let summary = browser.text(&browser.wait_for(&testid("compare-summary"), wait)?)?;
+        if !summary.contains("large_50k_1pct.onnx") {
+            return Err(format!("the comparison is not with the file: {summary:?}"));
+        }
+        browser.click(&browser.wait_for(&testid("compare-close"), wait)?)?;
+    }
     // The inline dialog: the bundled MLP dropped on the open model, its prefix changed
     // (each change inlines again, checks, lays out and draws the preview), then Cancel.
     graft_tests::webdriver::drop_file(
@@ -1172,6 +1188,39 @@ fn edit_timings(browser: &Browser, out: &mut Interaction) -> Result<(), String> 
     }
     browser.click(&browser.wait_for(&testid("inline-cancel"), wait)?)?;
     Ok(())
+}
+
+/// Writes the model at `path` with every 100th main-graph node's op changed (Add and
+/// Sub, Mul and Div, Relu and Sigmoid swapped) beside the bench's output, once.
+fn one_percent_changed(path: &Path) -> Result<PathBuf, String> {
+    let out = root().join("target/bench/large_50k_1pct.onnx");
+    if out.exists() {
+        return Ok(out);
+    }
+    let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let mut model = graft::import(Bytes::from(bytes))
+        .map_err(|e| e.to_string())?
+        .model;
+    let main = model.graph.ok_or("no main graph")?;
+    let nodes = model.graph(main).nodes.clone();
+    for &n in nodes.iter().step_by(100) {
+        let node = &mut model.nodes[n];
+        let other = match node.op_type() {
+            "Add" => "Sub",
+            "Sub" => "Add",
+            "Mul" => "Div",
+            "Div" => "Mul",
+            "Relu" => "Sigmoid",
+            "Sigmoid" => "Relu",
+            _ => continue,
+        };
+        node.op_type = Some(other.to_string());
+    }
+    let encoded =
+        graft::export(&model, &graft::ExportOptions::default()).map_err(|e| e.to_string())?;
+    std::fs::create_dir_all(out.parent().unwrap_or(Path::new("."))).map_err(|e| e.to_string())?;
+    std::fs::write(&out, encoded).map_err(|e| e.to_string())?;
+    Ok(out)
 }
 
 /// A renderer process of the browser, and its memory in kB.
@@ -1322,7 +1371,7 @@ fn print_interaction(run: usize, i: &Interaction) {
             String::new()
         } else {
             format!(
-                "; set attribute {:.1} ms, undo {:.1} ms (medians of {}); rename {:.1} ms, undo {:.1} ms; inline preview {:.1} ms; compare {:.1} ms",
+                "; set attribute {:.1} ms, undo {:.1} ms (medians of {}); rename {:.1} ms, undo {:.1} ms; inline preview {:.1} ms; compare {:.1} ms, with a 1%-changed file {:.1} ms",
                 median(i.edit_ms.clone()).unwrap_or(f64::NAN),
                 median(i.undo_ms.clone()).unwrap_or(f64::NAN),
                 i.edit_ms.len(),
@@ -1330,6 +1379,7 @@ fn print_interaction(run: usize, i: &Interaction) {
                 median(i.rename_undo_ms.clone()).unwrap_or(f64::NAN),
                 median(i.inline_preview_ms.clone()).unwrap_or(f64::NAN),
                 median(i.compare_ms.clone()).unwrap_or(f64::NAN),
+                median(i.compare_file_ms.clone()).unwrap_or(f64::NAN),
             )
         },
         if i.error.is_empty() {
@@ -1491,8 +1541,9 @@ fn markdown(results: &[ModelResult]) -> String {
         s.push_str(
             "\n| model (Graft) | expand one section, median ms | idle fps | drag fps, median | \
              worst drag frame ms | set attribute ms | its undo ms | rename node ms | its undo ms | \
-             inline preview update ms | compare with the model as opened ms |\n\
-             |---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
+             inline preview update ms | compare with the model as opened ms | \
+             compare with a 1%-changed file ms |\n\
+             |---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
         );
         for (model, i) in inter {
             let expand = median(i.iter().filter_map(|x| x.expand_ms).collect());
@@ -1511,7 +1562,7 @@ fn markdown(results: &[ModelResult]) -> String {
                 median(i.iter().flat_map(|x| pick(x).iter().copied()).collect())
             };
             s.push_str(&format!(
-                "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
+                "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
                 model.name,
                 f(expand, 1),
                 f(idle, 1),
@@ -1523,6 +1574,7 @@ fn markdown(results: &[ModelResult]) -> String {
                 f(all(|x| &x.rename_undo_ms), 1),
                 f(all(|x| &x.inline_preview_ms), 1),
                 f(all(|x| &x.compare_ms), 1),
+                f(all(|x| &x.compare_file_ms), 1),
             ));
         }
     }
@@ -1607,6 +1659,7 @@ fn to_json(results: &[ModelResult], runs: usize) -> Value {
                 "rename_node_undo_ms": i.rename_undo_ms,
                 "inline_preview_ms": i.inline_preview_ms,
                 "compare_ms": i.compare_ms,
+                "compare_file_ms": i.compare_file_ms,
                 "error": i.error,
             })).collect::<Vec<_>>(),
         })}).collect::<Vec<_>>(),

@@ -745,17 +745,25 @@ impl AppState {
     }
 
     /// Compares the open model with a chosen file.
+    /// Publishes `compare_ms`, from the choice to the marks painted (the file read,
+    /// decoded and compared).
     pub fn compare_with_files(self, picked: PickedFiles) {
         if picked.is_empty() {
             return;
         }
+        let started = platform::now_ms();
         spawn_local(async move {
             let result = picked.read(&mut |_, _| true).await.and_then(|files| {
                 self.change(|s| s.compare_with_files(files))
                     .unwrap_or(Ok(()))
             });
-            if let Err(message) = result {
-                self.change(|s| s.set_error(message));
+            match result {
+                Ok(()) => platform::after_next_paint(move || {
+                    platform::publish_timing("compare_ms", platform::now_ms() - started);
+                }),
+                Err(message) => {
+                    self.change(|s| s.set_error(message));
+                }
             }
         });
     }
