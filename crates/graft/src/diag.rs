@@ -1,11 +1,11 @@
 //! Diagnostics: what the importer (and later the checker) found, with a stable code and
 //! a place a person can go to.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::ir::{GraphId, GraphOwner, Model, NodeId};
 
-#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Severity {
     Info,
@@ -45,11 +45,12 @@ impl Location {
     }
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Diagnostic {
     pub severity: Severity,
     /// A stable identifier, e.g. `import.undefined-name`.
-    pub code: &'static str,
+    #[serde(deserialize_with = "crate::interned::deserialize")]
+    pub code: crate::interned::Static,
     pub message: String,
     /// The location written out as a path, e.g. `graph "main" > node "Conv_0" (Conv)`.
     pub location: String,

@@ -13,6 +13,7 @@ mod external;
 pub mod hash;
 pub mod infer;
 pub mod inline;
+pub mod interned;
 pub mod ir;
 pub mod library;
 pub mod opset;

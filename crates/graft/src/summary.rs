@@ -1,24 +1,24 @@
 //! The model summary shown by `graft info` and the app's summary panel.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::diag::Diagnostic;
 use crate::ir::{GraphOwner, Model, ValueInfo};
 
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct OpsetEntry {
     pub domain: String,
     pub version: Option<i64>,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct IoEntry {
     pub name: String,
     /// The type in ONNX text spelling, e.g. `float[N,3,224,224]`; `?` when untyped.
     pub r#type: String,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Summary {
     pub ir_version: Option<i64>,
     pub opset_import: Vec<OpsetEntry>,

@@ -7,7 +7,7 @@ use crate::ir::{Model, Type, ValueDef, ValueId};
 use super::types::{compatible, host_type};
 
 /// A host value a guest input may read.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Candidate {
     pub name: String,
     /// The host's stated type, printed; `None` when the host states none.

@@ -41,7 +41,7 @@ pub struct StandardReport {
 }
 
 /// Where a standard node's body comes from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum BodyKind {
     /// The schema's static function body.
     Static,

@@ -154,7 +154,7 @@ pub fn properties(model: &Model, view: &View, item: ItemId) -> Option<Properties
 }
 
 /// What the properties panel shows for one item.
-#[derive(Clone, Debug, PartialEq, Default)]
+#[derive(Clone, Debug, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct Properties {
     /// For a call of a local function: what its compile-time attribute editor shows.
     pub call: Option<CallEditor>,
@@ -164,6 +164,7 @@ pub struct Properties {
     /// For a call the rules of `crate::calls` reject: what is wrong, with its code.
     pub problem: Option<String>,
     pub domain: String,
+    #[serde(deserialize_with = "crate::interned::triples")]
     pub attributes: Vec<(String, String, &'static str)>,
     pub inputs: Vec<String>,
     pub outputs: Vec<String>,
@@ -186,7 +187,7 @@ pub struct Properties {
 }
 
 /// A graph input's or output's editable parts.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct TerminalEditor {
     pub value: crate::ir::ValueId,
     pub name: String,
@@ -197,7 +198,7 @@ pub struct TerminalEditor {
 
 /// A node's editable parts: its name, input and output value names, attributes as
 /// ONNX text, and the operators the palette offers where it stands.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct NodeEditor {
     pub node: NodeId,
     pub name: String,
@@ -213,7 +214,7 @@ pub struct NodeEditor {
 
 /// A call's compile-time attributes: the generic function's declared attributes,
 /// each with its default and the call's value.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct CallEditor {
     pub node: crate::ir::NodeId,
     /// `domain.name` of the generic function.

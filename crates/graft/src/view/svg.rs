@@ -10,7 +10,7 @@ use super::scene::{HEADER, LINE, MAX_LINES, Placed, TEXT_PX, TITLE_PX};
 use super::{AttrSource, Item, ItemKind, Scene};
 
 /// How much to draw.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Detail {
     /// Everything: texts, attributes, edge labels.
     Full,
