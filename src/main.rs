@@ -18,6 +18,12 @@ mod toolbar;
 mod warm;
 
 fn main() {
+    // The same module runs the engine in its worker (`state::engine`), started by the
+    // page (`AppState::new`): there, there is no window.
+    if platform::in_worker() {
+        state::engine::run();
+        return;
+    }
     // Where a page's start goes: until here, the download, compile and instantiation
     // of the wasm (the browser benchmark reads these).
     platform::publish_timing("page_start_ms", platform::now_ms());

@@ -53,6 +53,11 @@ impl PickedFiles {
         Self(files)
     }
 
+    /// Files the page sent to the worker.
+    pub fn from_files(files: Vec<File>) -> Self {
+        Self(files)
+    }
+
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()
     }
@@ -139,7 +144,12 @@ pub async fn fetch_bytes(
     progress: &mut dyn FnMut(u64, u64) -> bool,
 ) -> Result<Bytes, String> {
     let failed = |e: JsValue| format!("could not read it ({})", js_message(&e));
-    let response = JsFuture::from(window().fetch_with_str(url))
+    let global = js_sys::global();
+    let fetch = js_sys::Reflect::get(&global, &JsValue::from_str("fetch"))
+        .and_then(|f| f.dyn_into::<js_sys::Function>())
+        .and_then(|f| f.call1(&global, &JsValue::from_str(url)))
+        .map_err(|e| format!("could not fetch it ({})", js_message(&e)))?;
+    let response = JsFuture::from(js_sys::Promise::from(fetch))
         .await
         .map_err(|e| format!("could not fetch it ({})", js_message(&e)))?;
     let response: Response = response
@@ -183,27 +193,6 @@ pub async fn fetch_bytes(
         }
     }
     Ok(Bytes::from(bytes))
-}
-
-/// Saves `bytes` as a download named `name`. The bytes stay on this machine: the link
-/// points at an in-memory blob.
-pub fn download(name: &str, bytes: &[u8]) -> Result<(), String> {
-    let parts = Array::of1(&Uint8Array::from(bytes));
-    let options = BlobPropertyBag::new();
-    options.set_type("application/octet-stream");
-    let blob = Blob::new_with_u8_array_sequence_and_options(&parts, &options)
-        .map_err(|e| format!("could not prepare the download ({})", js_message(&e)))?;
-    save_blob(name, &blob)
-}
-
-/// Saves `text` as a download named `name` with the given MIME type.
-pub fn download_text(name: &str, text: &str, mime: &str) -> Result<(), String> {
-    let parts = Array::of1(&JsValue::from_str(text));
-    let options = BlobPropertyBag::new();
-    options.set_type(mime);
-    let blob = Blob::new_with_str_sequence_and_options(&parts, &options)
-        .map_err(|e| format!("could not prepare the download ({})", js_message(&e)))?;
-    save_blob(name, &blob)
 }
 
 /// Clicks a download link for an in-memory blob (nothing leaves the machine) and
@@ -521,23 +510,32 @@ pub fn on_system_theme_change(f: impl Fn() + 'static) {
     callback.forget();
 }
 
-/// Runs `f` once the browser has had a turn (a zero-delay timeout): lets the page
-/// paint and take input between pieces of long work.
+/// Calls the global `setTimeout` (the page's or the worker's) with `callback`.
+fn global_timeout(callback: &JsValue, ms: i32) {
+    let global = js_sys::global();
+    if let Ok(set) = js_sys::Reflect::get(&global, &JsValue::from_str("setTimeout"))
+        .and_then(|f| f.dyn_into::<js_sys::Function>())
+    {
+        let _ = set.call2(&global, callback, &JsValue::from(ms));
+    }
+}
+
+/// Runs `f` once the event loop has had a turn (a zero-delay timeout): lets the page
+/// paint and take input, or the worker take a message, between pieces of long work.
 pub fn soon(f: impl FnOnce() + 'static) {
-    set_timeout(f, Duration::ZERO);
+    after_ms(0, f);
 }
 
 /// Runs `f` after `ms` milliseconds.
 pub fn after_ms(ms: u64, f: impl FnOnce() + 'static) {
-    set_timeout(f, Duration::from_millis(ms));
+    let callback = Closure::once_into_js(f);
+    global_timeout(&callback, i32::try_from(ms).unwrap_or(i32::MAX));
 }
 
 /// Resolves on a later turn of the event loop (a zero-delay timeout), for async work
-/// that must let the browser run in between.
+/// that must let the browser (or the worker's messages) run in between.
 pub async fn next_turn() {
-    let promise = js_sys::Promise::new(&mut |resolve, _| {
-        let _ = window().set_timeout_with_callback(&resolve);
-    });
+    let promise = js_sys::Promise::new(&mut |resolve, _| global_timeout(&resolve, 0));
     let _ = wasm_bindgen_futures::JsFuture::from(promise).await;
 }
 
@@ -549,23 +547,40 @@ pub fn after_next_paint(f: impl FnOnce() + 'static) {
     request_animation_frame(move || set_timeout(f, Duration::ZERO));
 }
 
-/// How long one piece of long work may run before yielding (ms): 30, or
-/// `window.__graftWorkBudgetMs` when a test sets it.
-pub fn work_budget_ms() -> f64 {
+/// The work budget a test set on the page (`window.__graftWorkBudgetMs`), which the
+/// engine uses instead of its own.
+pub fn work_budget_ms() -> Option<f64> {
     js_sys::Reflect::get(&window(), &JsValue::from_str("__graftWorkBudgetMs"))
         .ok()
         .and_then(|v| v.as_f64())
-        .unwrap_or(30.0)
 }
 
-/// Milliseconds since the page loaded (`performance.now()`).
+/// Milliseconds since the page (or the worker) started (`performance.now()`).
 pub fn now_ms() -> f64 {
-    window().performance().map_or(0.0, |p| p.now())
+    js_sys::Reflect::get(&js_sys::global(), &JsValue::from_str("performance"))
+        .ok()
+        .and_then(|p| p.dyn_into::<web_sys::Performance>().ok())
+        .map_or(0.0, |p| p.now())
+}
+
+thread_local! {
+    /// Timings published in the worker, sent to the page with the next update.
+    static TIMINGS: std::cell::RefCell<Vec<(String, f64)>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// The timings published in the worker since the last call.
+pub fn take_timings() -> Vec<(String, f64)> {
+    TIMINGS.with(|t| std::mem::take(&mut *t.borrow_mut()))
 }
 
 /// Publishes a timing as `window.__graftTimings[name]` (milliseconds), for the
-/// benchmarks that drive the page.
+/// benchmarks that drive the page; in the worker, it goes to the page with the next
+/// update.
 pub fn publish_timing(name: &str, ms: f64) {
+    if in_worker() {
+        TIMINGS.with(|t| t.borrow_mut().push((name.to_string(), ms)));
+        return;
+    }
     let key = JsValue::from_str("__graftTimings");
     let timings = js_sys::Reflect::get(&window(), &key)
         .ok()
@@ -641,4 +656,201 @@ pub fn download_png(name: &str, svg: &str, width: f64, height: f64) -> Result<()
     onload.forget();
     image.set_src(&url);
     Ok(())
+}
+
+/// `url` resolved against the page's address (the engine's worker has none of its
+/// own to resolve it against).
+pub fn absolute_url(url: &str) -> String {
+    document()
+        .base_uri()
+        .ok()
+        .flatten()
+        .and_then(|base| Url::new_with_base(url, &base).ok())
+        .map_or_else(|| url.to_string(), |u| u.href())
+}
+
+/// Whether this code runs in the engine's worker (there is no window).
+pub fn in_worker() -> bool {
+    js_sys::global().dyn_into::<web_sys::Window>().is_err()
+}
+
+/// Logs an error to the console.
+pub fn log_error(message: &str) {
+    web_sys::console::error_1(&JsValue::from_str(message));
+}
+
+/// Saves `bytes` as a download named `name` of type `mime`.
+pub fn download_as(name: &str, mime: &str, bytes: &[u8]) -> Result<(), String> {
+    let parts = Array::of1(&Uint8Array::from(bytes));
+    let options = BlobPropertyBag::new();
+    options.set_type(mime);
+    let blob = Blob::new_with_u8_array_sequence_and_options(&parts, &options)
+        .map_err(|e| format!("could not prepare the download ({})", js_message(&e)))?;
+    save_blob(name, &blob)
+}
+
+/// A message from the engine: the update's JSON, the drawings beside it (main graph,
+/// other model), and bytes (a download).
+pub struct FromEngine {
+    pub json: String,
+    pub svg: Option<String>,
+    pub other: Option<String>,
+    pub bytes: Option<Vec<u8>>,
+}
+
+/// The engine's worker, seen from the page. Requests posted before it has started
+/// wait in a queue.
+pub struct EngineWorker {
+    worker: web_sys::Worker,
+    started: Rc<Cell<bool>>,
+    queue: Rc<std::cell::RefCell<Vec<JsValue>>>,
+}
+
+/// The message the worker sends once it listens.
+const STARTED: &str = "graft-engine-started";
+
+impl EngineWorker {
+    /// Starts the engine: a module worker that loads this same wasm module (the
+    /// compiled module is handed over, not fetched or compiled again) and runs its
+    /// `main`, which sees no window and serves requests (`state::engine`).
+    pub fn start(
+        on_message: impl Fn(FromEngine) + 'static,
+        on_error: impl Fn(String) + 'static,
+    ) -> Result<Self, String> {
+        let failed = |e: JsValue| format!("could not start the engine ({})", js_message(&e));
+        let glue = document()
+            .query_selector("link[rel=modulepreload]")
+            .map_err(failed)?
+            .and_then(|l| js_sys::Reflect::get(&l, &JsValue::from_str("href")).ok())
+            .and_then(|h| h.as_string())
+            .ok_or("could not start the engine (the app's script is not linked)")?;
+        let script = format!(
+            "import init from {glue:?};\
+             self.onmessage = (e) => {{ self.onmessage = null; init({{ module_or_path: e.data }}); }};"
+        );
+        let options = BlobPropertyBag::new();
+        options.set_type("text/javascript");
+        let blob = Blob::new_with_str_sequence_and_options(
+            &Array::of1(&JsValue::from_str(&script)),
+            &options,
+        )
+        .map_err(failed)?;
+        let url = Url::create_object_url_with_blob(&blob).map_err(failed)?;
+        let worker_options = web_sys::WorkerOptions::new();
+        worker_options.set_type(web_sys::WorkerType::Module);
+        let worker = web_sys::Worker::new_with_options(&url, &worker_options).map_err(failed)?;
+        let started = Rc::new(Cell::new(false));
+        let queue: Rc<std::cell::RefCell<Vec<JsValue>>> = Rc::default();
+        {
+            let (started, queue, target) = (started.clone(), queue.clone(), worker.clone());
+            let handler =
+                Closure::<dyn Fn(web_sys::MessageEvent)>::new(move |e: web_sys::MessageEvent| {
+                    let data = e.data();
+                    if data.as_string().as_deref() == Some(STARTED) {
+                        started.set(true);
+                        for message in queue.borrow_mut().drain(..) {
+                            let _ = target.post_message(&message);
+                        }
+                        return;
+                    }
+                    let text = |key: &str| {
+                        js_sys::Reflect::get(&data, &JsValue::from_str(key))
+                            .ok()
+                            .and_then(|v| v.as_string())
+                    };
+                    let bytes = js_sys::Reflect::get(&data, &JsValue::from_str("bytes"))
+                        .ok()
+                        .and_then(|v| v.dyn_into::<Uint8Array>().ok())
+                        .map(|a| a.to_vec());
+                    on_message(FromEngine {
+                        json: text("json").unwrap_or_default(),
+                        svg: text("svg"),
+                        other: text("other"),
+                        bytes,
+                    });
+                });
+            worker.set_onmessage(Some(handler.as_ref().unchecked_ref()));
+            handler.forget();
+        }
+        // The engine failed (a crash in its code): say so on the page.
+        let failure = Closure::<dyn Fn(web_sys::ErrorEvent)>::new(move |e: web_sys::ErrorEvent| {
+            log_error(&format!("engine: {}", e.message()));
+            on_error(e.message());
+        });
+        worker.set_onerror(Some(failure.as_ref().unchecked_ref()));
+        failure.forget();
+        worker
+            .post_message(&wasm_bindgen::module())
+            .map_err(failed)?;
+        Ok(Self {
+            worker,
+            started,
+            queue,
+        })
+    }
+
+    /// Sends a request's JSON, with the picked files beside it (the browser passes
+    /// `File` objects by reference: nothing is read on the page).
+    pub fn post(&self, json: &str, files: Option<PickedFiles>) {
+        let message = js_sys::Object::new();
+        let _ = js_sys::Reflect::set(&message, &"json".into(), &JsValue::from_str(json));
+        let list = Array::new();
+        for file in files.map(|f| f.0).unwrap_or_default() {
+            list.push(&file);
+        }
+        let _ = js_sys::Reflect::set(&message, &"files".into(), &list);
+        if self.started.get() {
+            let _ = self.worker.post_message(&message);
+        } else {
+            self.queue.borrow_mut().push(message.into());
+        }
+    }
+}
+
+/// In the worker: calls `f` with each request's JSON and files, and tells the page it
+/// listens.
+pub fn worker_listen(f: impl Fn(String, Vec<File>) + 'static) {
+    let scope: web_sys::DedicatedWorkerGlobalScope = js_sys::global().unchecked_into();
+    let handler = Closure::<dyn Fn(web_sys::MessageEvent)>::new(move |e: web_sys::MessageEvent| {
+        let data = e.data();
+        let json = js_sys::Reflect::get(&data, &JsValue::from_str("json"))
+            .ok()
+            .and_then(|v| v.as_string())
+            .unwrap_or_default();
+        let files = js_sys::Reflect::get(&data, &JsValue::from_str("files"))
+            .ok()
+            .and_then(|v| v.dyn_into::<Array>().ok())
+            .map(|a| a.iter().filter_map(|f| f.dyn_into::<File>().ok()).collect())
+            .unwrap_or_default();
+        f(json, files);
+    });
+    scope.set_onmessage(Some(handler.as_ref().unchecked_ref()));
+    handler.forget();
+    let _ = scope.post_message(&JsValue::from_str(STARTED));
+}
+
+/// In the worker: sends an update's JSON to the page, with the drawings and bytes
+/// beside it (the bytes' buffer is handed over, not copied).
+pub fn worker_post(json: &str, svg: Option<String>, other: Option<String>, bytes: Option<Vec<u8>>) {
+    let scope: web_sys::DedicatedWorkerGlobalScope = js_sys::global().unchecked_into();
+    let message = js_sys::Object::new();
+    let _ = js_sys::Reflect::set(&message, &"json".into(), &JsValue::from_str(json));
+    if let Some(svg) = svg {
+        let _ = js_sys::Reflect::set(&message, &"svg".into(), &JsValue::from_str(&svg));
+    }
+    if let Some(other) = other {
+        let _ = js_sys::Reflect::set(&message, &"other".into(), &JsValue::from_str(&other));
+    }
+    let transfer = Array::new();
+    if let Some(bytes) = bytes {
+        let array = Uint8Array::from(bytes.as_slice());
+        transfer.push(&array.buffer());
+        let _ = js_sys::Reflect::set(&message, &"bytes".into(), &array);
+    }
+    if let Err(e) = scope.post_message_with_transfer(&message, &transfer) {
+        log_error(&format!(
+            "engine: cannot send an update ({})",
+            js_message(&e)
+        ));
+    }
 }

@@ -1,10 +1,11 @@
 //! Warming up the layout engine. V8 runs new wasm code in its baseline tier until a
 //! function has run enough for its optimizing tier to compile it, so the first layout
 //! in a fresh page is several times slower than the next one (BENCHMARKS.md, "Layout
-//! in wasm"). A second after the first model is drawn (so the warm-up never delays
-//! it, nor a file chosen at once), small synthetic layouts run, one per turn of the
-//! event loop (a few ms each, so input is never held up), and a user's first expand
-//! or next open lays out with optimized code. Opening a model stops it.
+//! in wasm"). It runs in the engine's worker, where the layouts run: a second after
+//! the page has drawn the first model (so the warm-up never delays it, nor a file
+//! chosen at once), small synthetic layouts run, one per turn of the worker's event
+//! loop (a few ms each, so a request waits no longer than that), and a user's first
+//! expand or next open lays out with optimized code. Opening a model stops it.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 

@@ -624,14 +624,19 @@ fn graph_text(app: &App) -> String {
         .to_string()
 }
 
-/// Clicks the expand/collapse marker of the box whose node is named `name`.
+/// Clicks the expand/collapse marker of the box whose node is named `name` (found
+/// again if a redraw replaced it: see [`click_node`]).
 fn toggle(app: &App, name: &str) {
     let css = format!("{} g[data-name=\"{name}\"] [data-toggle]", testid("graph"));
-    let marker = app
-        .browser
-        .wait_for(&css, e2e::TIMEOUT)
-        .unwrap_or_else(|e| panic!("{e}\n{}", app.diagnosis()));
-    app.browser.click(&marker).unwrap();
+    wait_until(e2e::TIMEOUT, &format!("a click on {name}'s marker"), || {
+        let marker = app.browser.wait_for(&css, e2e::TIMEOUT)?;
+        match app.browser.click(&marker) {
+            Ok(()) => Ok(Some(())),
+            Err(e) if e.contains("stale element") => Ok(None),
+            Err(e) => Err(e),
+        }
+    })
+    .unwrap_or_else(|e| panic!("{e}\n{}", app.diagnosis()));
 }
 
 fn wait_for_graph_text(app: &App, needle: &str, what: &str) {
@@ -1301,6 +1306,27 @@ fn node_box(app: &App, name: &str) -> graft_tests::webdriver::Element {
         .unwrap_or_else(|e| panic!("{e}\n{}", app.diagnosis()))
 }
 
+/// Clicks (or Shift+clicks) a node's box as it is drawn now. The engine sends each new
+/// drawing a moment after the change that made it (a selection highlighted, a group
+/// opened), so a box found just before such a redraw is gone by the click: it is
+/// found again, as a person would click the box on screen.
+fn click_node(app: &App, name: &str, shift: bool) {
+    wait_until(e2e::TIMEOUT, &format!("a click on {name}"), || {
+        let found = node_box(app, name);
+        let clicked = if shift {
+            app.browser.shift_click(&found)
+        } else {
+            app.browser.click(&found)
+        };
+        match clicked {
+            Ok(()) => Ok(Some(())),
+            Err(e) if e.contains("stale element") => Ok(None),
+            Err(e) => Err(e),
+        }
+    })
+    .unwrap_or_else(|e| panic!("{e}\n{}", app.diagnosis()));
+}
+
 #[test]
 #[ignore = "browser tier: needs dist/ and Chromium; `cargo xtask test` runs it"]
 fn shift_clicked_nodes_outline_into_a_function_with_undo_and_export() {
@@ -1312,11 +1338,9 @@ fn shift_clicked_nodes_outline_into_a_function_with_undo_and_export() {
     let library_before = library(&app);
 
     // Click one node, Shift+click two more: three nodes selected, all highlighted.
-    app.browser.click(&node_box(&app, "fc2/MatMul")).unwrap();
-    app.browser.shift_click(&node_box(&app, "fc2/Add")).unwrap();
-    app.browser
-        .shift_click(&node_box(&app, "residual"))
-        .unwrap();
+    click_node(&app, "fc2/MatMul", false);
+    click_node(&app, "fc2/Add", true);
+    click_node(&app, "residual", true);
     wait_until(e2e::TIMEOUT, "three nodes selected", || {
         Ok(app
             .get("selection-count")
@@ -1330,16 +1354,12 @@ fn shift_clicked_nodes_outline_into_a_function_with_undo_and_export() {
         .unwrap();
     assert_eq!(highlighted.len(), 3, "the selection is highlighted");
     // Shift+click again takes a node out.
-    app.browser
-        .shift_click(&node_box(&app, "residual"))
-        .unwrap();
+    click_node(&app, "residual", true);
     wait_until(e2e::TIMEOUT, "two nodes selected", || {
         Ok((app.text("selection-count") == "2 nodes selected").then_some(()))
     })
     .unwrap();
-    app.browser
-        .shift_click(&node_box(&app, "residual"))
-        .unwrap();
+    click_node(&app, "residual", true);
 
     // Outline…: the name is checked as it is typed.
     app.browser.click(&app.wait("outline-open")).unwrap();
@@ -1440,8 +1460,8 @@ for a, b in zip(run(path), run({original:?})):
     toggle(&app, "act1");
     wait_for_graph_text(&app, "unscale", "act1's body");
     let expanded = graph_text(&app);
-    app.browser.click(&node_box(&app, "fc1/Add")).unwrap();
-    app.browser.shift_click(&node_box(&app, "unscale")).unwrap();
+    click_node(&app, "fc1/Add", false);
+    click_node(&app, "unscale", true);
     wait_until(e2e::TIMEOUT, "two nodes selected", || {
         Ok((app.text("selection-count") == "2 nodes selected").then_some(()))
     })
@@ -1598,7 +1618,7 @@ fn an_editing_session_undo_redo_and_the_log_replays_to_the_export() {
         .unwrap_or_else(|e| panic!("{e}\n{}", app.diagnosis()));
     };
     // Add a Sigmoid after the Softmax, from the palette; it is selected.
-    app.browser.click(&node_box(&app, "Softmax")).unwrap();
+    click_node(&app, "Softmax", false);
     app.wait("node-editor");
     type_into(&app, "node-add-op", "Sigmoid");
     editor_shows(&app, "node-input-0", "probs");
@@ -1619,7 +1639,7 @@ fn an_editing_session_undo_redo_and_the_log_replays_to_the_export() {
         "no badge"
     );
     // Change the Softmax's axis, then delete it, passing it through.
-    app.browser.click(&node_box(&app, "Softmax")).unwrap();
+    click_node(&app, "Softmax", false);
     type_into(&app, "node-set-attr", "axis = 1");
     wait_until(e2e::TIMEOUT, "axis = 1 in the editor", || {
         let text = app.browser.text(&app.wait("node-editor"))?;
@@ -1838,7 +1858,7 @@ fn a_shared_link_restores_the_example_open_groups_selection_and_camera() {
     // Open the call act1, select it.
     toggle(&app, "act1");
     wait_for_graph_text(&app, "value_float = 0.5", "the expanded call");
-    app.browser.click(&node_box(&app, "act1")).unwrap();
+    click_node(&app, "act1", false);
     app.wait("call-editor");
     let hash = wait_until(e2e::TIMEOUT, "the fragment to name the view", || {
         let h = app
@@ -1896,7 +1916,7 @@ fn an_initializer_is_replaced_from_an_npy_file_and_undone() {
     let file = dir.join("bias.npy");
     std::fs::write(&file, &npy).unwrap();
     let before = model_text(&app);
-    app.browser.click(&node_box(&app, "layer2/Gemm")).unwrap();
+    click_node(&app, "layer2/Gemm", false);
     let input = app.wait("node-input-2-npy");
     app.browser.choose_files(&input, &[&file]).unwrap();
     wait_until(e2e::TIMEOUT, "the new bias", || {
@@ -1975,7 +1995,7 @@ fn nodes_are_edited_inside_a_function_body_and_an_if_branch_with_undo() {
     // Inside the call's body: the function's node, for every call.
     toggle(&app, "act1");
     wait_for_graph_text(&app, "value_float = 0.5", "the expanded call");
-    app.browser.click(&node_box(&app, "scale")).unwrap();
+    click_node(&app, "scale", false);
     type_into(&app, "node-output-0", "scaled_x");
     wait_until(e2e::TIMEOUT, "the renamed value in the function", || {
         let text = model_text(&app);
@@ -1987,7 +2007,7 @@ fn nodes_are_edited_inside_a_function_body_and_an_if_branch_with_undo() {
     // Inside the If's then branch: an attribute on its Relu.
     toggle(&app, "gate/if");
     wait_for_graph_text(&app, "then_branch", "the If's branches");
-    app.browser.click(&node_box(&app, "then/relu")).unwrap();
+    click_node(&app, "then/relu", false);
     // An attribute Relu does not have: refused, the branch unchanged.
     type_into(&app, "node-set-attr", "note = 1");
     let refused = field_error(&app);
@@ -2014,7 +2034,7 @@ fn compare_with_the_model_as_opened_marks_what_a_specialization_folded() {
         .unwrap();
     app.wait("graph-ready");
     // Specialize the call tower with mode = 1 from its editor.
-    app.browser.click(&node_box(&app, "tower")).unwrap();
+    click_node(&app, "tower", false);
     app.wait("call-editor");
     let mode = app.wait("call-attr-mode");
     app.browser.clear(&mode).unwrap();

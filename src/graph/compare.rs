@@ -83,8 +83,8 @@ pub fn Compare(on_jump: impl Fn(ItemId) + Copy + Send + Sync + 'static) -> impl 
                                     data-testid="compare-row"
                                     title=row.path.clone()
                                     on:click=move |_| {
-                                        if jumps && let Some(item) = state.compare_item(index) {
-                                            on_jump(item);
+                                        if jumps {
+                                            state.compare_item(index, on_jump);
                                         }
                                     }
                                 >

@@ -127,8 +127,8 @@ pub fn GraphPanel() -> impl IntoView {
         now
     });
 
-    // A newly opened model: fit it, clear what belonged to the previous one, and say
-    // when it is drawn. An edit keeps the camera (and `state` carries the selection).
+    // A newly opened model: fit it and clear what belonged to the previous one. An
+    // edit keeps the camera (and the engine carries the selection).
     Effect::new(move |_| {
         let _ = state.opened.get();
         results.set(Vec::new());
@@ -146,12 +146,6 @@ pub fn GraphPanel() -> impl IntoView {
                     zoom: zoom.clamp(MIN_ZOOM, MAX_ZOOM),
                 });
             }
-            ready.set(true);
-            platform::set_ready(true);
-            if untrack(|| state.opened.get()) == 1 {
-                platform::publish_timing("page_first_drawn_ms", platform::now_ms());
-            }
-            crate::warm::start_once();
         }
     });
     // The URL fragment follows the view (open groups, selection, camera), so the
@@ -163,13 +157,20 @@ pub fn GraphPanel() -> impl IntoView {
         }
         platform::set_fragment(&state.view_fragment((c.x, c.y, c.zoom)));
     });
+    // Ready (`window.__graftReady`, which tests and benchmarks wait for) once the open
+    // model's drawing is here and nothing is loading.
     Effect::new(move |_| {
-        if state.pending.get().is_some() {
-            ready.set(false);
-            platform::set_ready(false);
-        } else if state.name.get_untracked().is_some() {
-            ready.set(true);
-            platform::set_ready(true);
+        let opened = state.opened.get();
+        let now = state.pending.get().is_none()
+            && state.name.get().is_some()
+            && state.drawn.get() == opened;
+        if now != ready.get_untracked() {
+            ready.set(now);
+            platform::set_ready(now);
+            if now && opened == 1 {
+                platform::publish_timing("page_first_drawn_ms", platform::now_ms());
+                state.warm();
+            }
         }
     });
 
@@ -227,24 +228,13 @@ pub fn GraphPanel() -> impl IntoView {
                 h: screen.h * 3.0,
             };
             drawn.set(Some((margin, detail, opened)));
+            state.set_viewport(margin, detail, opened);
         }
     });
-    // The region to draw and its detail, unless a model was opened since (its fit
-    // sets the camera, and the region, next).
-    let region = move || {
-        let (region, detail, opened) = drawn.get()?;
-        (opened == state.opened.get()).then_some((region, detail))
-    };
-    let content = move || {
-        region().map_or_else(String::new, |(r, detail)| {
-            selection.with(|selected| state.graph_svg(r, detail, selected))
-        })
-    };
-    let other_content = move || {
-        region().map_or_else(String::new, |(r, detail)| {
-            selection.with(|selected| state.other_svg(r, detail, selected))
-        })
-    };
+    // The engine's drawing of that region (a newly opened model's comes once its fit
+    // has set the region).
+    let content = move || state.svg();
+    let other_content = move || state.other_svg();
     let transform = move || {
         let c = camera.get();
         format!("translate({:.2},{:.2}) scale({:.5})", c.x, c.y, c.zoom)
@@ -303,17 +293,7 @@ pub fn GraphPanel() -> impl IntoView {
         {
             if shift {
                 // Shift+click: a node joins the selection, or leaves it.
-                if state.is_node(id) {
-                    let mut items = selection.get_untracked();
-                    items.retain(|&i| state.is_node(i));
-                    match items.iter().position(|&i| i == id) {
-                        Some(k) => {
-                            items.remove(k);
-                        }
-                        None => items.push(id),
-                    }
-                    state.select(items);
-                }
+                state.shift_select(id);
             } else {
                 state.select(vec![id]);
             }
@@ -345,14 +325,15 @@ pub fn GraphPanel() -> impl IntoView {
     let query = RwSignal::new(String::new());
     let run_search = move || {
         let q = query.get_untracked();
-        results.set(state.search(&q));
-        searched.set(!q.is_empty());
+        let searching = !q.is_empty();
+        state.search(q, move |hits| {
+            results.set(hits);
+            searched.set(searching);
+        });
     };
     let jump = move |item: ItemId| {
         state.select(vec![item]);
-        if let Some(r) = state.reveal(item) {
-            center_on(r);
-        }
+        state.reveal(item, center_on);
     };
 
     view! {
@@ -459,12 +440,7 @@ pub fn GraphPanel() -> impl IntoView {
 #[component]
 fn Properties() -> impl IntoView {
     let state = expect_context::<AppState>();
-    let props = move || {
-        state
-            .selection
-            .with(|s| s.last().copied())
-            .and_then(|id| state.properties(id))
-    };
+    let props = move || state.properties();
     view! {
         {move || props().map(|p| view! {
             <section class="props" data-testid="properties">
@@ -491,6 +467,7 @@ fn Properties() -> impl IntoView {
                         let testid = format!("call-attr-{name}");
                         // Checked as the user types; only a valid value is applied.
                         let problem = RwSignal::new(None::<String>);
+                        let typed = StoredValue::new(String::new());
                         let (check_name, set_name) = (name.clone(), name.clone());
                         view! {
                             <tr>
@@ -504,15 +481,23 @@ fn Properties() -> impl IntoView {
                                         prop:value=given.clone().unwrap_or_default()
                                         on:input=move |e| {
                                             let value = event_target_value(&e);
-                                            problem.set(if value.trim().is_empty() {
-                                                None
+                                            typed.set_value(value.clone());
+                                            if value.trim().is_empty() {
+                                                problem.set(None);
                                             } else {
-                                                state.check_call_attribute(node, &check_name, &value).err()
-                                            });
+                                                // The engine's answer for a value since replaced is dropped.
+                                                let checked = value.clone();
+                                                state.check_call_attribute(node, check_name.clone(), value, move |p| {
+                                                    if typed.with_value(|t| *t == checked) {
+                                                        problem.set(p);
+                                                    }
+                                                });
+                                            }
                                         }
                                         on:change=move |e| {
+                                            // The engine checks it again: a refused value shows beside the field.
                                             let value = event_target_value(&e);
-                                            if !value.trim().is_empty() && problem.get_untracked().is_none() {
+                                            if !value.trim().is_empty() {
                                                 state.set_call_attribute(node, set_name.clone(), value);
                                             }
                                         }
@@ -626,6 +611,7 @@ fn FunctionLibrary(on_jump: impl Fn(ItemId) + Copy + Send + Sync + 'static) -> i
             .map(|(name, default)| view! { <li>{name.clone()} " " <span class="lib-default">{default.clone()}</span></li> })
             .collect_view();
         let doc = f.doc.clone();
+        let kept = f.kept;
         view! {
             <li class="lib-function" data-testid="library-function">
                 <button
@@ -636,7 +622,7 @@ fn FunctionLibrary(on_jump: impl Fn(ItemId) + Copy + Send + Sync + 'static) -> i
                             sites.set(Vec::new());
                         } else {
                             open.set(Some(index));
-                            sites.set(state.call_sites(index));
+                            state.call_sites(index, move |hits| sites.set(hits));
                         }
                     }
                 >
@@ -702,7 +688,7 @@ fn FunctionLibrary(on_jump: impl Fn(ItemId) + Copy + Send + Sync + 'static) -> i
                         <input
                             type="checkbox"
                             data-testid="lib-keep"
-                            prop:checked=move || state.library_kept(index)
+                            prop:checked=kept
                             on:change=move |e| state.library_keep(index, event_target_checked(&e))
                         />
                         " keep when no call is left"

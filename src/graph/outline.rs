@@ -10,16 +10,22 @@ use crate::state::AppState;
 #[component]
 pub fn Outline() -> impl IntoView {
     let state = expect_context::<AppState>();
-    let nodes = Memo::new(move |_| state.selected_nodes().len());
+    let nodes = Memo::new(move |_| state.selected_node_count());
     let editing = RwSignal::new(false);
     let name = RwSignal::new(String::new());
-    // Nothing to say about an empty field; Apply stays off.
-    let problem = Memo::new(move |_| {
+    // Nothing to say about an empty field; Apply stays off. Checked as it is typed
+    // (the engine answers; a late answer for an older text is dropped).
+    let problem = RwSignal::new(None::<String>);
+    Effect::new(move |_| {
         let text = name.get();
         if text.trim().is_empty() {
-            None
+            problem.set(None);
         } else {
-            state.new_function_problem(&text)
+            state.new_function_problem(text.clone(), move |p| {
+                if name.get_untracked() == text {
+                    problem.set(p);
+                }
+            });
         }
     });
     let ready = move || !name.with(|n| n.trim().is_empty()) && problem.get().is_none();
@@ -30,9 +36,13 @@ pub fn Outline() -> impl IntoView {
         }
     });
     let apply = move || {
-        if ready() && state.outline(name.get_untracked()) {
-            name.set(String::new());
-            editing.set(false);
+        if ready() {
+            state.outline(name.get_untracked(), move |done| {
+                if done {
+                    name.set(String::new());
+                    editing.set(false);
+                }
+            });
         }
     };
     let count = move || match nodes.get() {

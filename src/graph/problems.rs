@@ -41,8 +41,8 @@ pub fn Problems(on_jump: impl Fn(ItemId) + Copy + Send + Sync + 'static) -> impl
                                         data-testid="problem"
                                         title=p.location.clone()
                                         on:click=move |_| {
-                                            if jumps && let Some(item) = state.problem_item(index) {
-                                                on_jump(item);
+                                            if jumps {
+                                                state.problem_item(index, on_jump);
                                             }
                                         }
                                     >

@@ -34,10 +34,11 @@ pub(super) struct Comparison {
 }
 
 /// One listed change.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct ChangeRow {
     /// `+` added, `-` removed, `~` changed, `=` renamed, `>` inlined, `<` outlined.
-    pub sign: &'static str,
+    #[serde(deserialize_with = "graft::interned::deserialize")]
+    pub sign: graft::interned::Static,
     pub text: String,
     /// The graph it is in.
     pub path: String,
@@ -50,7 +51,7 @@ impl ChangeRow {
     }
 }
 
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 enum Jump {
     Node(NodeId),
     /// A change in a function body no call shows: to a call of it.
@@ -59,7 +60,7 @@ enum Jump {
 }
 
 /// What the compare panel shows.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct CompareView {
     pub label: String,
     pub same: bool,

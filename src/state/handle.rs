@@ -1,24 +1,66 @@
-//! The reactive handle the components share: `AppState` wraps the session in signals and runs its actions (timed, for the browser harness).
+//! The reactive handle the components share: `AppState` talks to the engine (the
+//! session in a Web Worker, `engine.rs`) in messages. Each action is a request; the
+//! engine's updates land in signals, one per part (the document, the messages, the
+//! selection, the drawing…), so a component re-renders only when its part changed.
+//! What asks for an answer (search, the text, a check as the user types) takes a
+//! callback. Timings that end at a paint (`edit_ms`…) are measured here, from the
+//! request to the frame painted after the update that finished it.
 
-use std::hash::Hash;
+use std::cell::RefCell;
+use std::collections::HashMap;
 
+use super::protocol::{
+    self, Answer, Document, Draft, Envelope, Messages, Request, SceneInfo, Viewport,
+};
 use super::*;
+
+/// What waits for a request to end: a callback with its answer, and a timing.
+#[derive(Default)]
+struct Waiting {
+    answers: HashMap<u64, Box<dyn FnOnce(Answer)>>,
+    /// The timing's name and when the request was sent.
+    timings: HashMap<u64, (&'static str, f64)>,
+    /// Run when the request's work ends (an expand's fit).
+    done: HashMap<u64, Box<dyn FnOnce()>>,
+}
+
+/// The page's end of the engine: the worker, the next sequence number, and what
+/// waits for an answer.
+struct Link {
+    worker: Option<platform::EngineWorker>,
+    seq: u64,
+    /// The last `Select` sent: the engine's selection is taken only from updates
+    /// that handled it.
+    selected_at: u64,
+    waiting: Waiting,
+}
+
+thread_local! {
+    static LINK: RefCell<Link> = RefCell::new(Link {
+        worker: None,
+        seq: 0,
+        selected_at: 0,
+        waiting: Waiting::default(),
+    });
+}
 
 /// The reactive session the components share (through context).
 #[derive(Clone, Copy)]
 pub struct AppState {
-    session: RwSignal<Session>,
+    document: RwSignal<Document>,
     pub summary: Memo<Option<Arc<Summary>>>,
     /// The open model's file name.
     pub name: Memo<Option<String>>,
     /// The bundled example that is open, if the open model is one.
     pub example: Memo<Option<&'static str>>,
+    messages: RwSignal<Messages>,
     pub error: Memo<Option<String>>,
     pub pending: Memo<Option<String>>,
     /// The open model's functions, as `domain.name:overload`, in file order.
     pub functions: Memo<Vec<String>>,
     /// A layout being done in pieces (expand all…), for the progress bar.
     pub work: RwSignal<Option<WorkStatus>>,
+    draft: RwSignal<Option<Draft>>,
     /// The inline dialog's contents while one is set up.
     pub inline: Memo<Option<InlineView>>,
     pub can_undo: Memo<bool>,
@@ -29,218 +71,301 @@ pub struct AppState {
     pub opened: Memo<u64>,
     /// The items selected on the canvas, the one whose properties show last.
     pub selection: RwSignal<Vec<ItemId>>,
+    /// How many of the selected items are nodes.
+    selected_nodes: RwSignal<usize>,
+    properties: RwSignal<Option<Properties>>,
+    palette: RwSignal<Vec<(String, String)>>,
+    compare: RwSignal<Option<CompareView>>,
+    side: RwSignal<bool>,
+    scene: RwSignal<SceneInfo>,
+    /// The drawing of the part on screen, and of the other model beside it.
+    svg: RwSignal<String>,
+    other_svg: RwSignal<String>,
+    /// Which model (`opened`) the drawing is of.
+    pub drawn: RwSignal<u64>,
     /// Presentation mode: the panels hidden, text larger.
     pub presenting: RwSignal<bool>,
     /// The view the page's URL fragment named when it loaded, until it is restored
     /// on the first model drawn.
     pub initial_view: StoredValue<Option<String>>,
-    /// The model state (`OpenModel::serial`) the selection's item ids belong to.
-    selection_of: StoredValue<u64>,
-    /// Notified when the open model changes (an open, edit, undo, redo or preview):
-    /// what only the model and its history feed on tracks this, not the session.
-    document: Trigger,
-    /// Notified when the banner's error or the pending note changes.
-    messages: Trigger,
-    /// Notified when the inline dialog's contents change.
-    draft: Trigger,
-}
-
-/// What the narrow triggers stand for, read off the session before and after a
-/// change: a trigger is notified only when its part differs.
-#[derive(Clone, Copy, PartialEq, Eq)]
-struct Stamp {
-    /// The open model's state (`OpenModel::serial`, every edit makes a new one) and
-    /// how many models were opened.
-    document: (u64, u64),
-    messages: u64,
-    draft: u64,
-}
-
-impl Stamp {
-    fn of(s: &Session) -> Stamp {
-        let hash = |f: &dyn Fn(&mut std::hash::DefaultHasher)| {
-            let mut h = std::hash::DefaultHasher::new();
-            f(&mut h);
-            std::hash::Hasher::finish(&h)
-        };
-        Stamp {
-            document: (s.open().map_or(0, |o| o.serial), s.opened()),
-            messages: hash(&|h| (s.error(), s.pending()).hash(h)),
-            draft: hash(&|h| format!("{:?}", s.inline_view()).hash(h)),
-        }
-    }
 }
 
 impl AppState {
+    /// The handle, and the engine started in its worker.
     pub fn new() -> Self {
-        let session = RwSignal::new(Session::default());
-        let (document, messages, draft) = (Trigger::new(), Trigger::new(), Trigger::new());
-        // A memo of one concern: it tracks that concern's trigger and reads the
-        // session untracked, so that a change elsewhere (a group opened, a message)
-        // does not run it again.
-        fn of<T: PartialEq + Send + Sync + 'static>(
-            trigger: Trigger,
-            session: RwSignal<Session>,
-            read: impl Fn(&Session) -> T + Send + Sync + 'static,
-        ) -> Memo<T> {
-            Memo::new(move |_| {
-                trigger.track();
-                session.with_untracked(&read)
-            })
-        }
-        Self {
-            session,
-            summary: of(document, session, |s| s.open().map(|o| o.summary.clone())),
-            name: of(document, session, |s| s.open().map(|o| o.name.clone())),
-            example: of(document, session, |s| match s.open().map(|o| o.origin) {
-                Some(Origin::Example(file)) => Some(file),
-                _ => None,
+        let document = RwSignal::new(Document::default());
+        let messages = RwSignal::new(Messages::default());
+        let draft = RwSignal::new(None::<Draft>);
+        let state = Self {
+            document,
+            summary: Memo::new(move |_| document.with(|d| d.summary.clone().map(Arc::new))),
+            name: Memo::new(move |_| document.with(|d| d.name.clone())),
+            example: Memo::new(move |_| {
+                document.with(|d| d.example.as_deref().and_then(example).map(|e| e.file))
             }),
-            error: of(messages, session, |s| s.error().map(str::to_string)),
-            pending: of(messages, session, |s| s.pending().map(str::to_string)),
+            messages,
+            error: Memo::new(move |_| messages.with(|m| m.error.clone())),
+            pending: Memo::new(move |_| messages.with(|m| m.pending.clone())),
+            functions: Memo::new(move |_| document.with(|d| d.functions.clone())),
             work: RwSignal::new(None),
-            inline: of(draft, session, Session::inline_view),
-            can_undo: of(document, session, Session::can_undo),
-            can_redo: of(document, session, Session::can_redo),
-            history: of(document, session, Session::history),
-            opened: of(document, session, Session::opened),
+            draft,
+            inline: Memo::new(move |_| draft.with(|d| d.as_ref().map(|d| d.view.clone()))),
+            can_undo: Memo::new(move |_| document.with(|d| d.can_undo)),
+            can_redo: Memo::new(move |_| document.with(|d| d.can_redo)),
+            history: Memo::new(move |_| document.with(|d| d.history.clone())),
+            opened: Memo::new(move |_| document.with(|d| d.opened)),
             selection: RwSignal::new(Vec::new()),
+            selected_nodes: RwSignal::new(0),
+            properties: RwSignal::new(None),
+            palette: RwSignal::new(Vec::new()),
+            compare: RwSignal::new(None),
+            side: RwSignal::new(false),
+            scene: RwSignal::new(SceneInfo::default()),
+            svg: RwSignal::new(String::new()),
+            other_svg: RwSignal::new(String::new()),
+            drawn: RwSignal::new(0),
             presenting: RwSignal::new(false),
             initial_view: StoredValue::new(None),
-            selection_of: StoredValue::new(0),
-            document,
-            messages,
-            draft,
-            functions: of(document, session, |s| {
-                s.open().map_or_else(Vec::new, |o| {
-                    let m = &o.model;
-                    m.functions
-                        .iter()
-                        .map(|&f| m.function(f).key().to_string())
-                        .collect()
-                })
+        };
+        let stopped = move |message: String| {
+            messages.set(Messages {
+                error: Some(format!(
+                    "The engine stopped ({message}). Reload the page to go on; the open model is lost."
+                )),
+                ..Messages::default()
+            });
+        };
+        match platform::EngineWorker::start(move |message| state.receive(message), stopped) {
+            Ok(worker) => LINK.with(|l| l.borrow_mut().worker = Some(worker)),
+            Err(message) => messages.set(Messages {
+                error: Some(message),
+                ..Messages::default()
             }),
+        }
+        state
+    }
+
+    /// Sends `request` (with `files`); its sequence number.
+    fn send_with(self, request: Request, files: Option<PickedFiles>) -> u64 {
+        LINK.with(|l| {
+            let mut l = l.borrow_mut();
+            l.seq += 1;
+            let envelope = Envelope {
+                seq: l.seq,
+                budget: platform::work_budget_ms(),
+                request,
+            };
+            if matches!(
+                envelope.request,
+                Request::Select(_) | Request::ShiftSelect(_) | Request::SelectFromOther(_)
+            ) {
+                l.selected_at = l.seq;
+            }
+            match (&l.worker, serde_json::to_string(&envelope)) {
+                (Some(worker), Ok(json)) => worker.post(&json, files),
+                (_, Err(e)) => platform::log_error(&format!("cannot send a request: {e}")),
+                (None, _) => {}
+            }
+            l.seq
+        })
+    }
+
+    fn send(self, request: Request) -> u64 {
+        self.send_with(request, None)
+    }
+
+    /// Sends `request`; `name` is published once the frame after its work is painted.
+    fn send_timed(self, name: &'static str, request: Request) -> u64 {
+        let started = platform::now_ms();
+        let seq = self.send(request);
+        LINK.with(|l| l.borrow_mut().waiting.timings.insert(seq, (name, started)));
+        seq
+    }
+
+    /// Sends `request` and calls `then` with its answer.
+    fn ask(self, request: Request, then: impl FnOnce(Answer) + 'static) {
+        let seq = self.send(request);
+        LINK.with(|l| l.borrow_mut().waiting.answers.insert(seq, Box::new(then)));
+    }
+
+    /// An update from the engine: each part that came lands in its signal; then the
+    /// answer, the timings and what waited for the requests that ended.
+    fn receive(self, message: platform::FromEngine) {
+        let update: protocol::Update = match serde_json::from_str(&message.json) {
+            Ok(u) => u,
+            Err(e) => {
+                platform::log_error(&format!("unreadable update from the engine: {e}"));
+                return;
+            }
+        };
+        for (name, ms) in &update.timings {
+            platform::publish_timing(name, *ms);
+        }
+        if let Some(d) = update.document {
+            self.document.set(d);
+        }
+        if let Some(p) = update.palette {
+            self.palette.set(p);
+        }
+        if let Some(m) = update.messages {
+            self.messages.set(m);
+        }
+        if let Some(d) = update.draft {
+            self.draft.set(d);
+        }
+        if let Some(c) = update.compare {
+            self.compare.set(c);
+        }
+        if let Some(s) = update.side_by_side {
+            self.side.set(s);
+        }
+        if let Some(w) = update.work {
+            self.work.set(w);
+        }
+        if let Some(s) = update.scene {
+            self.scene.set(s);
+        }
+        let selected_at = LINK.with(|l| l.borrow().selected_at);
+        if let Some(s) = update.selection
+            && update.seq >= selected_at
+        {
+            if self.selection.with_untracked(|items| *items != s.items) {
+                self.selection.set(s.items);
+            }
+            self.selected_nodes.set(s.nodes);
+        }
+        if let Some(p) = update.properties {
+            self.properties.set(p);
+        }
+        if let Some(svg) = message.svg {
+            self.svg.set(svg);
+        }
+        if let Some(other) = message.other {
+            self.other_svg.set(other);
+        }
+        if let Some(opened) = update.drawn {
+            self.drawn.set(opened);
+        }
+        if let (Some((_, answer)), Some(bytes)) = (&update.answer, &message.bytes) {
+            self.save(answer, bytes);
+        }
+        let (answer, timings, done) = LINK.with(|l| {
+            let mut l = l.borrow_mut();
+            let w = &mut l.waiting;
+            let answer = update
+                .answer
+                .and_then(|(seq, a)| Some((w.answers.remove(&seq)?, a)));
+            let timings: Vec<_> = update
+                .done
+                .iter()
+                .filter_map(|seq| w.timings.remove(seq))
+                .collect();
+            let done: Vec<_> = update
+                .done
+                .iter()
+                .filter_map(|seq| w.done.remove(seq))
+                .collect();
+            (answer, timings, done)
+        });
+        if let Some((then, answer)) = answer {
+            then(answer);
+        }
+        for (name, started) in timings {
+            platform::after_next_paint(move || {
+                platform::publish_timing(name, platform::now_ms() - started);
+            });
+        }
+        for f in done {
+            f();
         }
     }
 
-    /// Changes the session; the selection follows the open model's items (through an
-    /// edit or undo), or is cleared when the model was replaced otherwise.
-    pub(super) fn change<R>(self, f: impl FnOnce(&mut Session) -> R) -> Option<R> {
-        let before = self.session.with_untracked(Stamp::of);
-        let result = self.session.try_update(|s| {
-            let result = f(s);
-            s.refresh_compare();
-            result
-        });
-        let after = self.session.with_untracked(Stamp::of);
-        if after.document != before.document {
-            self.document.notify();
+    /// Saves a download the engine answered with.
+    fn save(self, answer: &Answer, bytes: &[u8]) {
+        let result = match answer {
+            Answer::Download { name, mime } => platform::download_as(name, mime, bytes)
+                .map_err(|e| format!("Export of {name} failed: {e}")),
+            Answer::Png {
+                name,
+                width,
+                height,
+            } => platform::download_png(name, &String::from_utf8_lossy(bytes), *width, *height)
+                .map_err(|e| format!("Export of {name} failed: {e}")),
+            _ => Ok(()),
+        };
+        if let Err(message) = result {
+            let pending = self.messages.with_untracked(|m| m.pending.clone());
+            self.messages.set(Messages {
+                error: Some(message),
+                pending,
+                field: None,
+            });
         }
-        if after.messages != before.messages {
-            self.messages.notify();
-        }
-        if after.draft != before.draft {
-            self.draft.notify();
-        }
-        let from = self.selection_of.get_value();
-        let (serial, items) = self
-            .session
-            .with_untracked(|s| self.selection.with_untracked(|sel| s.carry(from, sel)));
-        if serial != from {
-            self.selection_of.set_value(serial);
-            self.selection.set(items);
-        }
-        result
+    }
+
+    /// The open model's state (`OpenModel::serial`): new after every open, edit, undo
+    /// and redo (tracked).
+    pub fn serial(self) -> u64 {
+        self.document.with(|d| d.serial)
     }
 
     /// Selects `items` (of the open model), the one whose properties show last.
     pub fn select(self, items: Vec<ItemId>) {
-        let serial = self
-            .session
-            .with_untracked(|s| s.open().map_or(0, |o| o.serial));
-        self.selection_of.set_value(serial);
-        self.selection.set(items);
+        self.selection.set(items.clone());
+        self.send(Request::Select(items));
     }
 
-    /// The nodes among the selected items.
-    pub fn selected_nodes(self) -> Vec<NodeId> {
-        let items = self.selection.get();
-        self.session.with(|s| s.selected_nodes(&items))
+    /// Shift+click on `item`: a node joins the selection or leaves it.
+    pub fn shift_select(self, item: ItemId) {
+        self.send(Request::ShiftSelect(item));
     }
 
-    /// Whether `item` is a node (and so can be outlined).
-    pub fn is_node(self, item: ItemId) -> bool {
-        self.session
-            .with_untracked(|s| !s.selected_nodes(&[item]).is_empty())
+    /// How many of the selected items are nodes (tracked).
+    pub fn selected_node_count(self) -> usize {
+        self.selected_nodes.get()
     }
 
-    /// Why `text` cannot name a new function, or `None`.
-    pub fn new_function_problem(self, text: &str) -> Option<String> {
-        self.session.with(|s| s.new_function_problem(text))
+    /// Checks `text` as the name of a new function; `then` hears the problem, if any.
+    pub fn new_function_problem(self, text: String, then: impl FnOnce(Option<String>) + 'static) {
+        self.ask(Request::NewFunctionProblem(text), move |a| {
+            if let Answer::Problem(p) = a {
+                then(p);
+            }
+        });
     }
 
-    /// Outlines the selected nodes into the new function `name` (undoable). Whether it
-    /// was done; an error shows in the banner.
-    pub fn outline(self, name: String) -> bool {
-        let items = self.selection.get_untracked();
-        self.change(|s| s.outline(&items, &name)).unwrap_or(false)
+    /// Outlines the selected nodes into the new function `name` (undoable); `then`
+    /// hears whether it was done (an error shows in the banner).
+    pub fn outline(self, name: String, then: impl FnOnce(bool) + 'static) {
+        self.ask(Request::Outline(name), move |a| {
+            then(a == Answer::Done(true))
+        });
     }
 
-    /// The open model as ONNX text, or its `function`-th function.
     /// The open model (or its `function`-th function) as ONNX text, with the
     /// checker's errors at nodes printed there, each as `line N: message (code)`.
-    pub fn text(self, function: Option<usize>) -> Option<(String, Vec<String>)> {
-        self.session.with(|s| {
-            let open = s.open()?;
-            let model = &open.model;
-            let f = match function {
-                None => None,
-                Some(i) => Some(*model.functions.get(i)?),
-            };
-            let (text, lines) = graft::text::print_with_lines(model, f);
-            let mut problems: Vec<(usize, String)> = open
-                .checked
-                .diagnostics()
-                .iter()
-                .filter(|d| d.severity == Severity::Error)
-                .filter_map(|d| {
-                    let line = graft::text::line_of(model, &lines, d.at.node?)?;
-                    Some((line, format!("line {line}: {} ({})", d.message, d.code)))
-                })
-                .collect();
-            problems.sort();
-            Some((text, problems.into_iter().map(|(_, p)| p).collect()))
-        })
-    }
-
-    /// Starts opening a model (`what` shows meanwhile): its ticket. The layout
-    /// warm-up stops, so that it never competes with a real open.
-    fn begin(self, what: String) -> Option<Ticket> {
-        crate::warm::stop();
-        self.change(|s| s.begin(what))
+    pub fn text(
+        self,
+        function: Option<usize>,
+        then: impl FnOnce(Option<(String, Vec<String>)>) + 'static,
+    ) {
+        self.ask(Request::Text(function), move |a| {
+            if let Answer::Text(t) = a {
+                then(t);
+            }
+        });
     }
 
     pub fn open_example(self, file: &'static str) {
-        let Some(ticket) = self.begin(format!("Opening {file}…")) else {
-            return;
-        };
-        spawn_local(async move {
-            let url = format!("{EXAMPLES_URL}/{file}");
-            let files = self.fetch(ticket, file.to_string(), &url).await;
-            self.load(ticket, file, Origin::Example(file), files).await;
+        self.send(Request::OpenExample {
+            file: file.to_string(),
+            url: platform::absolute_url(&format!("{EXAMPLES_URL}/{file}")),
         });
     }
 
     /// Opens the model at `url` (fetched from the page's own origin).
     pub fn open_url(self, url: String) {
-        let name = url.rsplit('/').next().unwrap_or(&url).to_string();
-        let Some(ticket) = self.begin(format!("Opening {name}…")) else {
-            return;
-        };
-        spawn_local(async move {
-            let files = self.fetch(ticket, name.clone(), &url).await;
-            self.load(ticket, &name, Origin::Files, files).await;
-        });
+        self.send(Request::OpenUrl(platform::absolute_url(&url)));
     }
 
     /// Opens the example whose file name is `file`, if there is one.
@@ -251,619 +376,377 @@ impl AppState {
     }
 
     pub fn open_files(self, picked: PickedFiles) {
-        if picked.is_empty() {
-            return;
+        if !picked.is_empty() {
+            self.send_with(Request::OpenFiles, Some(picked));
         }
-        let names = picked.names();
-        let Some(ticket) = self.begin(format!("Opening {names}…")) else {
-            return;
-        };
-        spawn_local(async move {
-            let started = platform::now_ms();
-            let files = picked.read(&mut self.read_progress(ticket, &names)).await;
-            platform::publish_timing("open_read_ms", platform::now_ms() - started);
-            self.load(ticket, &names, Origin::Files, files).await;
-        });
     }
 
     /// Stops the open in progress; the model that was open stays as it was.
     pub fn cancel_open(self) {
-        self.change(Session::cancel_open);
+        self.send(Request::CancelOpen);
     }
 
-    /// Fetches `url` as the file `name` for the load `ticket`, showing the bytes read.
-    async fn fetch(
-        self,
-        ticket: Ticket,
-        name: String,
-        url: &str,
-    ) -> Result<Vec<LoadedFile>, String> {
-        let bytes = platform::fetch_bytes(url, &mut self.read_progress(ticket, &name))
-            .await
-            .map_err(|e| format!("{name}: {e}"))?;
-        Ok(vec![LoadedFile { name, bytes }])
-    }
-
-    /// The progress of reading `what` for the load `ticket`: it shows the bytes read
-    /// (at most every 50 ms: a fetched body comes in pieces of a few kB), and stops the
-    /// read once the load is cancelled or replaced.
-    fn read_progress(self, ticket: Ticket, what: &str) -> impl FnMut(u64, u64) -> bool + use<> {
-        let what = what.to_string();
-        let mut shown = f64::NEG_INFINITY;
-        move |done, total| {
-            let now = platform::now_ms();
-            if now - shown < 50.0 && done < total {
-                return self.session.with_untracked(|s| s.is_current(ticket));
-            }
-            shown = now;
-            let note = format!(
-                "Reading {what}: {} of {}…",
-                crate::format::bytes(done),
-                crate::format::bytes(total)
-            );
-            self.change(|s| s.progress(ticket, note)) == Some(true)
-        }
-    }
-
-    /// Opens the model among `files` for the load `ticket` in stages (decode, check,
-    /// infer, lay out, draw), yielding to the event loop between two of them once a
-    /// turn has run a work budget: the banner names each stage beside Cancel, and a
-    /// Cancel or a later open stops it between two stages, leaving the open model as it
-    /// was. The model opens, or its error shows, once all are done.
-    async fn load(
-        self,
-        ticket: Ticket,
-        name: &str,
-        origin: Origin,
-        files: Result<Vec<LoadedFile>, String>,
-    ) {
-        let started = platform::now_ms();
-        let Some(opened) = self.stages(ticket, name, origin, files).await else {
-            return;
-        };
-        let shown = platform::now_ms();
-        self.change(|s| s.finish_open(ticket, opened));
-        platform::publish_timing("open_show_ms", platform::now_ms() - shown);
-        platform::publish_timing("open_ms", platform::now_ms() - started);
-    }
-
-    /// The stages of [`Self::load`]; `None` when the load stopped being current. Each
-    /// stage's time is published (`open_decode_ms`…) for the browser benchmark.
-    async fn stages(
-        self,
-        ticket: Ticket,
-        name: &str,
-        origin: Origin,
-        files: Result<Vec<LoadedFile>, String>,
-    ) -> Option<Result<OpenModel, String>> {
-        fn timed<T>(stage: &str, f: impl FnOnce() -> T) -> T {
-            let started = platform::now_ms();
-            let out = f();
-            platform::publish_timing(&format!("open_{stage}_ms"), platform::now_ms() - started);
-            out
-        }
-        let mut turn = platform::now_ms();
-        if !self
-            .stage(ticket, format!("Decoding {name}…"), &mut turn)
-            .await
-        {
-            return None;
-        }
-        let decoded = timed("decode", || {
-            files.and_then(|files| Loading::decode(files, origin))
-        });
-        let mut loading = match decoded {
-            Ok(loading) => loading,
-            Err(message) => return Some(Err(message)),
-        };
-        let nodes = crate::format::count(loading.nodes() as u64);
-        if !self
-            .stage(ticket, format!("Checking {nodes} nodes…"), &mut turn)
-            .await
-        {
-            return None;
-        }
-        timed("check", || loading.check());
-        if !self
-            .stage(
-                ticket,
-                format!("Inferring the types of {nodes} nodes…"),
-                &mut turn,
-            )
-            .await
-        {
-            return None;
-        }
-        timed("infer", || loading.infer());
-        if !self
-            .stage(ticket, format!("Laying out {name}…"), &mut turn)
-            .await
-        {
-            return None;
-        }
-        let open = timed("layout", || loading.lay_out());
-        // The drawing of the opened model runs in the task that shows it: a turn of
-        // its own when the stages have used this one's budget.
-        if !self
-            .stage(ticket, format!("Drawing {name}…"), &mut turn)
-            .await
-        {
-            return None;
-        }
-        Some(Ok(open))
-    }
-
-    /// Shows `what` as the load's progress and, once this turn of the event loop (begun
-    /// at `turn`) has run for a piece of work's budget, yields one, so the page paints
-    /// it and can take a Cancel; a small model opens in one turn. False when the load
-    /// is no longer current.
-    async fn stage(self, ticket: Ticket, what: String, turn: &mut f64) -> bool {
-        if self.change(|s| s.progress(ticket, what)) != Some(true) {
-            return false;
-        }
-        if platform::now_ms() - *turn < platform::work_budget_ms() {
-            return true;
-        }
-        platform::next_turn().await;
-        *turn = platform::now_ms();
-        self.session.with_untracked(|s| s.is_current(ticket))
-    }
-
-    /// Reads the picked or dropped files and opens the inline dialog for the model
-    /// among them.
+    /// Opens the inline dialog for the model among the picked or dropped files.
     pub fn begin_inline(self, picked: PickedFiles) {
-        if picked.is_empty() {
-            return;
+        if !picked.is_empty() {
+            self.send_with(Request::BeginInline, Some(picked));
         }
-        spawn_local(async move {
-            let result = picked
-                .read(&mut |_, _| true)
-                .await
-                .and_then(|files| self.change(|s| s.begin_inline(files)).unwrap_or(Ok(())));
-            if let Err(message) = result {
-                self.change(|s| s.set_error(message));
-            }
-        });
-    }
-
-    /// A change of the inline dialog's choices; publishes `inline_preview_ms`, from the
-    /// change to the preview painted (inline again, check, view, layout, draw).
-    fn inline_choice(self, f: impl FnOnce(&mut Session)) {
-        self.timed("inline_preview_ms", |s| {
-            f(s);
-            true
-        });
     }
 
     pub fn inline_bind(self, index: usize, value: Option<String>) {
-        self.inline_choice(|s| s.inline_bind(index, value));
+        self.send_timed("inline_preview_ms", Request::InlineBind(index, value));
     }
 
     pub fn inline_expose(self, index: usize, exposed: bool) {
-        self.inline_choice(|s| s.inline_expose(index, exposed));
+        self.send_timed("inline_preview_ms", Request::InlineExpose(index, exposed));
     }
 
     pub fn inline_prefix(self, prefix: String) {
-        self.inline_choice(|s| s.inline_prefix(prefix));
+        self.send_timed("inline_preview_ms", Request::InlinePrefix(prefix));
     }
 
     pub fn inline_as_function(self, function: Option<String>) {
-        self.inline_choice(|s| s.inline_as_function(function));
+        self.send_timed("inline_preview_ms", Request::InlineAsFunction(function));
     }
 
+    /// The host values the `index`-th guest input may be bound to (tracked).
     pub fn inline_candidates(self, index: usize) -> Vec<graft::inline::Candidate> {
-        self.session.with_untracked(|s| s.inline_candidates(index))
+        self.draft.with(|d| {
+            d.as_ref()
+                .and_then(|d| d.candidates.get(index).cloned())
+                .unwrap_or_default()
+        })
     }
 
     /// Apply; an error stays in the dialog (it is the draft's own).
     pub fn apply_inline(self) {
-        self.change(|s| {
-            let _ = s.apply_inline();
-        });
+        self.send(Request::ApplyInline);
     }
 
     pub fn cancel_inline(self) {
-        self.change(Session::cancel_inline);
+        self.send(Request::CancelInline);
     }
 
-    /// Undoes the last edit; publishes `undo_ms` as [`AppState::node_edit`] does.
+    /// Undoes the last edit; publishes `undo_ms`, to the frame painted.
     pub fn undo(self) {
-        self.timed("undo_ms", Session::undo);
+        self.send_timed("undo_ms", Request::Undo);
     }
 
     /// Redoes the last undone edit; publishes `redo_ms`.
     pub fn redo(self) {
-        self.timed("redo_ms", Session::redo);
+        self.send_timed("redo_ms", Request::Redo);
     }
 
     /// Undoes or redoes until `done` edits are in force (the history panel's click).
     pub fn go_to_step(self, done: usize) {
-        self.change(|s| {
-            while s.history().0.len() > done && s.undo() {}
-            while s.history().0.len() < done && s.redo() {}
-        });
+        self.send(Request::GoToStep(done));
     }
 
     /// Downloads the edit log (`MODEL.edits.json`), which `graft apply` replays.
     pub fn export_log(self) {
-        let (name, log) = self.session.with_untracked(|s| {
-            let base = s
-                .open()
-                .map_or("model", |o| o.name.trim_end_matches(".onnx"))
-                .to_string();
-            (format!("{base}.edits.json"), s.edit_log())
-        });
-        if let Err(e) = platform::download_text(&name, &log, "application/json") {
-            self.change(|s| s.set_error(format!("Export of {name} failed: {e}")));
-        }
+        self.send(Request::ExportLog);
     }
 
     pub fn export(self) {
-        let result = self.session.with_untracked(Session::export);
-        let saved = result.and_then(|(name, bytes)| {
-            platform::download(&name, &bytes).map_err(|e| format!("Export of {name} failed: {e}"))
-        });
-        if let Err(message) = saved {
-            self.change(|s| s.set_error(message));
-        }
+        self.send(Request::Export);
     }
 
     pub fn dismiss_error(self) {
-        self.change(Session::dismiss_error);
+        self.send(Request::DismissError);
     }
 
     pub fn toggle(self, item: ItemId) {
-        let started = platform::now_ms();
-        self.change(|s| {
-            s.toggle(item);
-        });
-        platform::publish_timing("toggle_ms", platform::now_ms() - started);
+        self.send(Request::Toggle(item));
     }
 
     /// Expands every group `depth` levels deep; 0 collapses everything. Laid out in
-    /// pieces; `done` runs when the new picture is drawn (not after Cancel).
-    pub fn expand_to_depth(self, depth: usize, done: impl Fn() + 'static) {
-        let run = self
-            .session
-            .try_update_untracked(|s| s.expand_to_depth(depth))
-            .flatten();
-        self.drive(run, platform::now_ms(), Rc::new(done));
+    /// pieces in the engine; `done` runs when the new picture is here (not after
+    /// Cancel). Publishes `expand_ms`, from the request to the new picture painted.
+    pub fn expand_to_depth(self, depth: usize, done: impl FnOnce() + 'static) {
+        let seq = self.send_timed("expand_ms", Request::ExpandToDepth(depth));
+        LINK.with(|l| l.borrow_mut().waiting.done.insert(seq, Box::new(done)));
     }
 
     /// Opens (`deeper`) or closes one level of groups, in pieces like
     /// [`AppState::expand_to_depth`].
     pub fn step_level(self, deeper: bool) {
-        let run = self
-            .session
-            .try_update_untracked(|s| s.step_level(deeper))
-            .flatten();
-        self.drive(run, platform::now_ms(), Rc::new(|| ()));
-    }
-
-    /// Lays out one piece of run `run` (about a frame's worth), then yields to the
-    /// browser and goes on; the progress bar shows how far it is. The drawn picture
-    /// changes only at the end, so nothing is redrawn in between.
-    pub(super) fn drive(self, run: Option<u64>, started: f64, done: Rc<dyn Fn()>) {
-        let Some(run) = run else {
-            return;
-        };
-        let budget = platform::work_budget_ms();
-        let deadline = platform::now_ms() + budget;
-        let step = self
-            .session
-            .try_update_untracked(|s| s.work_step(run, &mut || platform::now_ms() >= deadline))
-            .unwrap_or(Step::Gone);
-        match step {
-            Step::More => {
-                self.work.set(self.session.with_untracked(Session::work));
-                platform::soon(move || self.drive(Some(run), started, done));
-            }
-            Step::Finished => {
-                self.work.set(None);
-                // Redraw with the new placement.
-                self.change(|_| ());
-                platform::publish_timing("expand_ms", platform::now_ms() - started);
-                done();
-            }
-            Step::Gone => {
-                if self.work.get_untracked().is_some_and(|w| w.run == run) {
-                    self.work.set(None);
-                }
-            }
-        }
+        self.send_timed("expand_ms", Request::StepLevel(deeper));
     }
 
     /// Cancel: the graph goes back to how it was before the running expand.
     pub fn cancel_work(self) {
-        self.change(Session::cancel_work);
-        self.work.set(None);
+        self.send(Request::CancelWork);
     }
 
-    pub fn reveal(self, item: ItemId) -> Option<Rect> {
-        self.change(|s| s.reveal(item)).flatten()
+    /// Opens what is needed for `item` to be drawn; `then` hears its box.
+    pub fn reveal(self, item: ItemId, then: impl FnOnce(Rect) + 'static) {
+        self.ask(Request::Reveal(item), move |a| {
+            if let Answer::Rect(Some((x, y, w, h))) = a {
+                then(Rect { x, y, w, h });
+            }
+        });
     }
 
-    pub fn search(self, query: &str) -> Vec<SearchHit> {
-        // Search may build group contents: that changes nothing drawn, so no update.
-        self.session
-            .try_update_untracked(|s| s.search(query))
-            .unwrap_or_default()
+    pub fn search(self, query: String, then: impl FnOnce(Vec<SearchHit>) + 'static) {
+        self.ask(Request::Search(query), move |a| {
+            if let Answer::Hits(hits) = a {
+                then(hits);
+            }
+        });
     }
 
-    pub fn call_sites(self, index: usize) -> Vec<SearchHit> {
-        self.session
-            .try_update_untracked(|s| s.call_sites(index))
-            .unwrap_or_default()
+    pub fn call_sites(self, index: usize, then: impl FnOnce(Vec<SearchHit>) + 'static) {
+        self.ask(Request::CallSites(index), move |a| {
+            if let Answer::Hits(hits) = a {
+                then(hits);
+            }
+        });
     }
 
+    /// Checks a value typed for a call's attribute; `then` hears the problem, if any.
     pub fn check_call_attribute(
         self,
         node: graft::ir::NodeId,
-        name: &str,
-        value: &str,
-    ) -> Result<(), String> {
-        self.session
-            .with(|s| s.check_call_attribute(node, name, value).map(drop))
+        name: String,
+        value: String,
+        then: impl FnOnce(Option<String>) + 'static,
+    ) {
+        self.ask(Request::CheckCallAttribute(node, name, value), move |a| {
+            if let Answer::Problem(p) = a {
+                then(p);
+            }
+        });
     }
 
-    /// Sets one attribute of a call from the call editor and specializes it; timed as
-    /// `specialize_call` is.
+    /// Sets one attribute of a call from the call editor and specializes it; publishes
+    /// `specialize_ms`, from the edit to the redrawn canvas painted (the engine
+    /// publishes `specialize_edit_ms`, the edit itself).
     pub fn set_call_attribute(self, node: graft::ir::NodeId, name: String, value: String) {
-        let started = platform::now_ms();
-        self.change(|s| {
-            s.set_call_attribute(node, &name, &value);
-        });
-        platform::publish_timing("specialize_edit_ms", platform::now_ms() - started);
-        platform::after_next_paint(move || {
-            platform::publish_timing("specialize_ms", platform::now_ms() - started);
-        });
+        self.send_timed(
+            "specialize_ms",
+            Request::SetCallAttribute(node, name, value),
+        );
     }
 
-    /// Specializes the call with `attributes` (the call editor). Publishes
-    /// `specialize_edit_ms` (the model edited, checked, its view built and laid out)
-    /// and `specialize_ms` (from the edit to the redrawn canvas painted: the frame
-    /// after the edit has run its style, layout and paint).
+    /// Specializes the call with `attributes` (the call editor), timed the same way.
     pub fn specialize_call(self, node: graft::ir::NodeId, attributes: String) {
-        let started = platform::now_ms();
-        self.change(|s| {
-            s.specialize_call(node, &attributes);
-        });
-        platform::publish_timing("specialize_edit_ms", platform::now_ms() - started);
-        platform::after_next_paint(move || {
-            platform::publish_timing("specialize_ms", platform::now_ms() - started);
-        });
-    }
-
-    /// Runs a node edit; publishes `edit_ms`, from the edit to the redrawn canvas
-    /// painted (apply, infer, check, view, layout, draw).
-    pub(super) fn node_edit(self, f: impl FnOnce(&mut Session) -> bool) {
-        self.timed("edit_ms", f);
-    }
-
-    /// Runs `f` and publishes `name`: the time from here to the next frame painted.
-    pub(super) fn timed(self, name: &'static str, f: impl FnOnce(&mut Session) -> bool) {
-        let started = platform::now_ms();
-        self.change(f);
-        platform::after_next_paint(move || {
-            platform::publish_timing(name, platform::now_ms() - started);
-        });
+        self.send_timed("specialize_ms", Request::SpecializeCall(node, attributes));
     }
 
     /// Why the last edit from `slot` of `target`'s editor was refused (tracked).
     pub fn field_error(self, target: Target, slot: Slot) -> Option<String> {
-        self.session
-            .with(|s| s.field_error(target, &slot).map(str::to_string))
+        self.messages.with(|m| {
+            m.field
+                .as_ref()
+                .filter(|f| f.at.target == target && f.at.slot == slot)
+                .map(|f| f.message.clone())
+        })
+    }
+
+    /// A node edit; publishes `edit_ms`, from the edit to the redrawn canvas painted
+    /// (apply, infer, check, view, layout, draw, and the messages between).
+    fn node_edit(self, request: Request) {
+        self.send_timed("edit_ms", request);
     }
 
     pub fn rename_node(self, node: NodeId, to: String) {
-        self.node_edit(|s| s.rename_node(node, &to));
+        self.node_edit(Request::RenameNode(node, to));
     }
 
     pub fn set_attribute(self, node: NodeId, text: String) {
-        self.node_edit(|s| s.set_attribute(node, &text));
+        self.node_edit(Request::SetAttribute(node, text));
     }
 
     pub fn remove_attribute(self, node: NodeId, name: String) {
-        self.node_edit(|s| s.remove_attribute(node, &name));
+        self.node_edit(Request::RemoveAttribute(node, name));
     }
 
     pub fn connect(self, node: NodeId, index: usize, value: String) {
-        self.node_edit(|s| s.connect(node, index, &value));
+        self.node_edit(Request::Connect(node, index, value));
     }
 
     pub fn rename_output(self, node: NodeId, index: usize, to: String) {
-        self.node_edit(|s| s.rename_output(node, index, &to));
+        self.node_edit(Request::RenameOutput(node, index, to));
     }
 
     /// Deletes the selected nodes (the Delete key, the editor's button).
     pub fn delete_selected(self, reconnect: bool) {
-        let nodes = self.selected_nodes();
-        if nodes.is_empty() {
-            return;
+        if self.selected_nodes.get_untracked() > 0 {
+            self.node_edit(Request::DeleteSelected(reconnect));
         }
-        self.node_edit(|s| s.delete_nodes(&nodes, reconnect));
     }
 
     pub fn add_after(self, node: NodeId, op: String) {
-        self.node_edit(|s| s.add_after(node, &op));
+        self.node_edit(Request::AddAfter(node, op));
     }
 
     pub fn rename_value(self, value: graft::ir::ValueId, to: String) {
-        self.node_edit(|s| s.rename_value(value, &to));
+        self.node_edit(Request::RenameValue(value, to));
     }
 
     pub fn set_value_type(self, value: graft::ir::ValueId, ty: String) {
-        self.node_edit(|s| s.set_value_type(value, &ty));
+        self.node_edit(Request::SetValueType(value, ty));
     }
 
     pub fn remove_terminal(self, value: graft::ir::ValueId, input: bool) {
-        self.node_edit(|s| {
-            if input {
-                s.remove_graph_input(value)
-            } else {
-                s.remove_graph_output(value)
-            }
-        });
+        self.node_edit(Request::RemoveTerminal(value, input));
     }
 
     pub fn add_graph_output(self, node: NodeId, index: usize) {
-        self.node_edit(|s| s.add_graph_output(node, index));
+        self.node_edit(Request::AddGraphOutput(node, index));
     }
 
-    /// Reads the picked `.npy` file and replaces the initializer's data with it.
+    /// Replaces the initializer's data with the picked `.npy` file (read in the
+    /// engine).
     pub fn set_initializer(self, value: graft::ir::ValueId, picked: PickedFiles) {
-        if picked.is_empty() {
-            return;
+        if !picked.is_empty() {
+            self.send_with(Request::SetInitializer(value), Some(picked));
         }
-        spawn_local(async move {
-            match picked.read(&mut |_, _| true).await {
-                Ok(files) => {
-                    if let Some(file) = files.first() {
-                        let bytes = file.bytes.clone();
-                        self.node_edit(|s| s.set_initializer(value, &bytes));
-                    }
-                }
-                Err(e) => {
-                    self.change(|s| s.set_error(format!("Reading the .npy file: {e}")));
-                }
-            }
-        });
     }
 
     pub fn add_graph_input(self, beside: graft::ir::ValueId, name: String, ty: String) {
-        self.node_edit(|s| s.add_graph_input(beside, &name, &ty));
+        self.node_edit(Request::AddGraphInput(beside, name, ty));
     }
 
+    /// The checker's and importer's problems (tracked).
     pub fn problems(self) -> Vec<Problem> {
-        self.session.with(Session::problems)
+        self.document.with(|d| d.problems.clone())
     }
 
     /// Compares the open model with the one `step` edits in (0: as opened).
     /// Publishes `compare_ms`, from the choice to the marks painted.
     pub fn compare_with_step(self, step: usize) {
-        self.timed("compare_ms", |s| s.compare_with_step(step));
+        self.send_timed("compare_ms", Request::CompareWithStep(step));
     }
 
-    /// Compares the open model with a chosen file.
-    /// Publishes `compare_ms`, from the choice to the marks painted (the file read,
-    /// decoded and compared).
+    /// Compares the open model with a chosen file. Publishes `compare_ms`, from the
+    /// choice to the marks painted (the file read, decoded and compared).
     pub fn compare_with_files(self, picked: PickedFiles) {
         if picked.is_empty() {
             return;
         }
         let started = platform::now_ms();
-        spawn_local(async move {
-            let result = picked.read(&mut |_, _| true).await.and_then(|files| {
-                self.change(|s| s.compare_with_files(files))
-                    .unwrap_or(Ok(()))
-            });
-            match result {
-                Ok(()) => platform::after_next_paint(move || {
-                    platform::publish_timing("compare_ms", platform::now_ms() - started);
-                }),
-                Err(message) => {
-                    self.change(|s| s.set_error(message));
-                }
-            }
+        let seq = self.send_with(Request::CompareWithFiles, Some(picked));
+        LINK.with(|l| {
+            l.borrow_mut()
+                .waiting
+                .timings
+                .insert(seq, ("compare_ms", started))
         });
     }
 
     /// Shows the other model beside the open one (or stops).
     pub fn set_side_by_side(self, on: bool) {
-        self.change(|s| s.set_side_by_side(on));
+        self.send(Request::SetSideBySide(on));
     }
 
     pub fn side_by_side(self) -> bool {
-        self.session.with(Session::side_by_side)
+        self.side.get()
     }
 
     /// Expands or collapses a group of the other model's drawing.
     pub fn toggle_other(self, item: ItemId) {
-        self.change(|s| s.toggle_other(item));
+        self.send(Request::ToggleOther(item));
     }
 
     /// Selects the open model's node matched with the other model's `item`.
     pub fn select_from_other(self, item: ItemId) {
-        if let Some(found) = self
-            .session
-            .try_update_untracked(|s| s.matched_in_open(item))
-            .flatten()
-        {
-            self.select(vec![found]);
-        }
+        self.send(Request::SelectFromOther(item));
     }
 
-    pub fn other_svg(self, view: Rect, detail: Detail, selected: &[ItemId]) -> String {
-        self.session.with(|s| s.other_svg(view, detail, selected))
+    /// The drawing of the part on screen (tracked).
+    pub fn svg(self) -> String {
+        self.svg.get()
+    }
+
+    /// The other model's drawing, side by side (tracked).
+    pub fn other_svg(self) -> String {
+        self.other_svg.get()
+    }
+
+    /// Tells the engine which part of the graph the page shows.
+    pub fn set_viewport(self, region: Rect, detail: Detail, opened: u64) {
+        self.send(Request::Viewport(Viewport {
+            x: region.x,
+            y: region.y,
+            w: region.w,
+            h: region.h,
+            detail,
+            opened,
+        }));
     }
 
     pub fn close_compare(self) {
-        self.change(Session::close_compare);
+        self.send(Request::CloseCompare);
     }
 
     pub fn comparison(self) -> Option<crate::state::CompareView> {
-        self.session.with(Session::comparison)
+        self.compare.get()
     }
 
-    pub fn compare_item(self, index: usize) -> Option<ItemId> {
-        self.session
-            .try_update_untracked(|s| s.compare_item(index))
-            .flatten()
+    /// The item the `index`-th change of the comparison jumps to, for `then`.
+    pub fn compare_item(self, index: usize, then: impl FnOnce(ItemId) + 'static) {
+        self.ask(Request::CompareItem(index), move |a| {
+            if let Answer::Item(Some(item)) = a {
+                then(item);
+            }
+        });
     }
 
     /// How many edits are in force (the steps a comparison can go back to).
     pub fn steps(self) -> usize {
-        self.session.with(|s| s.history().0.len())
+        self.document.with(|d| d.history.0.len())
     }
 
-    pub fn problem_item(self, index: usize) -> Option<ItemId> {
-        self.session
-            .try_update_untracked(|s| s.problem_item(index))
-            .flatten()
+    /// The item the `index`-th problem jumps to, for `then`.
+    pub fn problem_item(self, index: usize, then: impl FnOnce(ItemId) + 'static) {
+        self.ask(Request::ProblemItem(index), move |a| {
+            if let Answer::Item(Some(item)) = a {
+                then(item);
+            }
+        });
     }
 
-    /// Applies edited text (the text pane); returns the error when it is refused.
-    pub fn apply_text(self, function: Option<usize>, text: String) -> Result<(), String> {
-        let applied = self
-            .change(|s| s.apply_text(function, &text))
-            .unwrap_or(false);
-        if applied {
-            Ok(())
-        } else {
-            Err(self
-                .session
-                .with_untracked(|s| s.error().map(str::to_string))
-                .unwrap_or_else(|| "not applied".into()))
-        }
+    /// Applies edited text (the text pane); `then` hears the error when it is refused.
+    pub fn apply_text(
+        self,
+        function: Option<usize>,
+        text: String,
+        then: impl FnOnce(Result<(), String>) + 'static,
+    ) {
+        self.ask(Request::ApplyText(function, text), move |a| {
+            if let Answer::Applied(r) = a {
+                then(r);
+            }
+        });
     }
 
     /// The view as a URL fragment: the bundled example (when one is open), the open
     /// groups, the selection and the camera (`x,y,zoom`); empty for a model opened
-    /// from a file (its address would not bring it back).
+    /// from a file (its address would not bring it back). Tracked.
     pub fn view_fragment(self, camera: (f64, f64, f64)) -> String {
-        let selected = self.selection.with(|s| s.last().copied());
         let from_url = platform::query_parameter("model").is_some();
-        self.session.with(|s| {
-            let mut parts = Vec::new();
-            match s.open().map(|o| o.origin) {
-                Some(Origin::Example(file)) => parts.push(format!("example={file}")),
-                // A file from this machine cannot be shared by its address.
-                _ if !from_url => return String::new(),
-                _ => {}
+        let example = self.example.get();
+        let mut parts = Vec::new();
+        match example {
+            Some(file) => parts.push(format!("example={file}")),
+            // A file from this machine cannot be shared by its address.
+            None if !from_url => return String::new(),
+            None => {}
+        }
+        self.scene.with(|s| {
+            if !s.open_paths.is_empty() {
+                parts.push(format!("open={}", s.open_paths.join("_")));
             }
-            let open = s.expanded_paths();
-            if !open.is_empty() {
-                parts.push(format!("open={}", open.join("_")));
-            }
-            if let Some(path) = selected.and_then(|i| s.item_path(i)) {
+            if let Some(path) = &s.selected_path {
                 parts.push(format!("sel={path}"));
             }
-            parts.push(format!(
-                "cam={:.1},{:.1},{:.3}",
-                camera.0, camera.1, camera.2
-            ));
-            parts.join("&")
-        })
+        });
+        parts.push(format!(
+            "cam={:.1},{:.1},{:.3}",
+            camera.0, camera.1, camera.2
+        ));
+        parts.join("&")
     }
 
     /// Restores the open groups and the selection a fragment names (see
@@ -878,106 +761,76 @@ impl AppState {
         let open: Vec<String> = field("open")
             .map(|o| o.split('_').map(str::to_string).collect())
             .unwrap_or_default();
-        let sel = field("sel");
-        let selected = self
-            .change(|s| s.restore_view(&open, sel.as_deref()))
-            .flatten();
-        if let Some(item) = selected {
-            self.select(vec![item]);
-        }
+        let seq = self.send(Request::RestoreView(open, field("sel")));
+        LINK.with(|l| l.borrow_mut().selected_at = seq);
         let cam = field("cam")?;
         let mut it = cam.split(',').map(|x| x.parse::<f64>().ok());
         Some((it.next()??, it.next()??, it.next()??))
     }
 
-    /// The operator palette: name and first line of documentation.
+    /// The operator palette: name and first line of documentation (tracked).
     pub fn palette(self) -> Vec<(String, String)> {
-        self.session.with_untracked(Session::palette)
+        self.palette.get()
     }
 
     pub fn expand_standard(self, node: graft::ir::NodeId) {
-        self.change(|s| {
-            s.expand_standard(node);
-        });
+        self.send(Request::ExpandStandard(node));
     }
 
     pub fn use_overload(self, node: graft::ir::NodeId, overload: String) {
-        self.change(|s| {
-            s.use_overload(node, &overload);
-        });
+        self.send(Request::UseOverload(node, overload));
     }
 
     pub fn library_inline_all(self, index: usize) {
-        self.change(|s| {
-            s.library_inline_all(index);
-        });
+        self.send(Request::LibraryInlineAll(index));
     }
 
     pub fn library_specialize_all(self, index: usize) {
-        self.change(|s| {
-            s.library_specialize_all(index);
-        });
-    }
-
-    pub fn library_kept(self, index: usize) -> bool {
-        self.session.with(|s| s.library_kept(index))
+        self.send(Request::LibrarySpecializeAll(index));
     }
 
     pub fn library_keep(self, index: usize, keep: bool) {
-        self.change(|s| s.library_keep(index, keep));
+        self.send(Request::LibraryKeep(index, keep));
     }
 
     pub fn library_delete(self, index: usize) {
-        self.change(|s| {
-            s.library_delete(index);
-        });
+        self.send(Request::LibraryDelete(index));
     }
 
     pub fn library_rename(self, index: usize, to: String) {
-        self.change(|s| {
-            s.library_rename(index, &to);
-        });
+        self.send(Request::LibraryRename(index, to));
     }
 
+    /// The function library (tracked).
     pub fn function_library(self) -> Vec<FunctionInfo> {
-        self.session.with(Session::function_library)
+        self.document.with(|d| d.library.clone())
     }
 
-    pub fn graph_svg(self, view: Rect, detail: Detail, selected: &[ItemId]) -> String {
-        self.session.with(|s| s.graph_svg(view, detail, selected))
-    }
-
+    /// The minimap picture and how many items are drawn in all (tracked).
     pub fn graph_overview(self) -> Option<(String, usize)> {
-        self.session.with(Session::graph_overview)
+        self.scene.with(|s| s.overview.clone())
     }
 
+    /// Width and height of the laid-out graph (tracked).
     pub fn graph_size(self) -> Option<(f32, f32)> {
-        self.session.with(Session::graph_size)
+        self.scene.with(|s| s.size)
     }
 
-    pub fn properties(self, item: ItemId) -> Option<Properties> {
-        self.session.with(|s| s.properties(item))
+    /// The properties of the last selected item (tracked).
+    pub fn properties(self) -> Option<Properties> {
+        self.properties.get()
     }
 
     pub fn export_png(self) {
-        let Some((name, text)) = self.session.with_untracked(Session::graph_document) else {
-            return;
-        };
-        let (w, h) = self.graph_size().unwrap_or((1.0, 1.0));
-        let name = name.trim_end_matches(".svg").to_string() + ".png";
-        // The document has a 16 px margin on each side (svg::document).
-        let result = platform::download_png(&name, &text, f64::from(w) + 32.0, f64::from(h) + 32.0);
-        if let Err(e) = result {
-            self.change(|s| s.set_error(format!("Export of {name} failed: {e}")));
-        }
+        self.send(Request::ExportPng);
     }
 
     pub fn export_svg(self) {
-        let Some((name, text)) = self.session.with_untracked(Session::graph_document) else {
-            return;
-        };
-        if let Err(e) = platform::download_text(&name, &text, "image/svg+xml") {
-            self.change(|s| s.set_error(format!("Export of {name} failed: {e}")));
-        }
+        self.send(Request::ExportSvg);
+    }
+
+    /// The first model is drawn: the engine warms its layout code up.
+    pub fn warm(self) {
+        self.send(Request::Warm);
     }
 }

@@ -49,7 +49,7 @@ pub(super) struct Draft {
 }
 
 /// What the dialog shows.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct InlineView {
     pub guest: String,
     pub host: String,

@@ -37,6 +37,7 @@ impl Session {
                     overload: key.overload.clone(),
                     attributes,
                     doc: func.doc_string.clone().unwrap_or_default(),
+                    kept: self.kept.contains(&key),
                 }
             })
             .collect()
@@ -84,12 +85,6 @@ impl Session {
             keep: self.kept_keys(),
         };
         self.edit(&format!("Specializing the calls of {key}"), edit, |_| None)
-    }
-
-    /// Whether the `index`-th function stays in the library when no call is left.
-    pub fn library_kept(&self, index: usize) -> bool {
-        self.function_key(index)
-            .is_some_and(|key| self.kept.contains(&key))
     }
 
     /// Keeps the `index`-th function in the library when no call is left, or not.

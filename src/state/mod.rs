@@ -13,7 +13,6 @@
 //! file holds the types they share: the session, the open model, examples, field
 //! errors.
 
-use std::rc::Rc;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -23,7 +22,6 @@ use graft::view::svg::{self, Detail};
 use graft::view::{ItemId, ItemKind, Progress, Rect, Scene, Snapshot, View};
 use graft::{Diagnostic, ExportOptions, Model, Severity, Summary};
 use leptos::prelude::*;
-use leptos::task::spawn_local;
 
 use crate::platform::{self, LoadedFile, PickedFiles};
 
@@ -31,6 +29,7 @@ mod calls;
 mod canvas;
 mod compare;
 mod document;
+pub mod engine;
 mod handle;
 mod inline;
 mod library;
@@ -39,6 +38,7 @@ mod node_edit;
 mod opening;
 mod problems;
 mod properties;
+pub mod protocol;
 
 pub use compare::CompareView;
 pub use handle::AppState;
@@ -247,10 +247,11 @@ pub enum Step {
 }
 
 /// How far a [`Work`] has come, for the progress bar.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct WorkStatus {
     pub run: u64,
-    pub what: &'static str,
+    #[serde(deserialize_with = "graft::interned::deserialize")]
+    pub what: graft::interned::Static,
     pub done: usize,
     pub total: usize,
 }
@@ -290,7 +291,9 @@ impl Session {
         self.error.as_deref()
     }
 
-    /// Why the last edit made from `field` of `target`'s editor was refused, if it was.
+    /// Why the last edit made from `field` of `target`'s editor was refused, if it was
+    /// (the engine sends the page the refused field with its message).
+    #[cfg(test)]
     pub fn field_error(&self, target: Target, field: &Slot) -> Option<&str> {
         let e = self.field_error.as_ref()?;
         (e.at.target == target && e.at.slot == *field).then_some(e.message.as_str())
@@ -312,7 +315,7 @@ const MINIMAP_DEPTH: u32 = 3;
 const SEARCH_RESULTS: usize = 200;
 
 /// One search result.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct SearchHit {
     pub item: ItemId,
     pub title: String,
@@ -322,7 +325,7 @@ pub struct SearchHit {
 }
 
 /// One problem in the problems list.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Problem {
     /// Its index in the summary's diagnostics.
     pub index: usize,
@@ -334,7 +337,7 @@ pub struct Problem {
 }
 
 /// One local function in the function library.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct FunctionInfo {
     /// Position in the model's function list.
     pub index: usize,
@@ -344,6 +347,8 @@ pub struct FunctionInfo {
     /// Declared attributes with their defaults.
     pub attributes: Vec<(String, String)>,
     pub doc: String,
+    /// Kept in the library when no call is left.
+    pub kept: bool,
 }
 
 /// Search results for `found`: title, name, and the groups each sits in.
@@ -481,14 +486,14 @@ fn load_model(mut files: Vec<LoadedFile>) -> Result<(String, Model, Vec<Diagnost
 }
 
 /// What an editor edits: a node, or a value (a graph input or output).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Target {
     Node(NodeId),
     Value(graft::ir::ValueId),
 }
 
 /// A field of an editor.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Slot {
     Name,
     Input(usize),
@@ -506,7 +511,7 @@ pub enum Slot {
 }
 
 /// The field an edit came from.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct FieldAt {
     pub target: Target,
     pub slot: Slot,
@@ -529,7 +534,7 @@ impl FieldAt {
 }
 
 /// A refused edit and the field it came from.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct FieldError {
     pub at: FieldAt,
     pub message: String,

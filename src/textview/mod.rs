@@ -20,7 +20,16 @@ pub fn TextPanel() -> impl IntoView {
         state.name.track();
         scope.set(None);
     });
-    let printed = Memo::new(move |_| state.text(scope.get()));
+    // The text of the model as it stands: asked again after every change of it.
+    let printed = RwSignal::new(None::<(String, Vec<String>)>);
+    Effect::new(move |_| {
+        let (which, serial) = (scope.get(), state.serial());
+        state.text(which, move |t| {
+            if scope.get_untracked() == which && state.serial() == serial {
+                printed.set(t);
+            }
+        });
+    });
     let text = move || printed.get().map(|(text, _)| text);
     let checked = move || {
         printed
@@ -43,12 +52,18 @@ pub fn TextPanel() -> impl IntoView {
         problem.set(None);
         editing.set(true);
     };
-    let apply = move |_| match state.apply_text(scope.get_untracked(), draft.get_untracked()) {
-        Ok(()) => {
-            problem.set(None);
-            editing.set(false);
-        }
-        Err(e) => problem.set(Some(e)),
+    let apply = move |_| {
+        state.apply_text(
+            scope.get_untracked(),
+            draft.get_untracked(),
+            move |r| match r {
+                Ok(()) => {
+                    problem.set(None);
+                    editing.set(false);
+                }
+                Err(e) => problem.set(Some(e)),
+            },
+        )
     };
     let options = move || {
         state

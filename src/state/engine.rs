@@ -1,0 +1,925 @@
+//! The engine: the session in a dedicated Web Worker. It takes the page's requests one
+//! at a time (`protocol::Request`), runs them on the [`Session`] (open, decode, check,
+//! infer, edit, view build, layout, drawing the SVG of the part on screen) and sends
+//! back what changed (`protocol::Update`). Long work (an open in stages, an expand in
+//! pieces) yields to the worker's event loop between its pieces, so a Cancel sent by
+//! the page is taken between two of them; the page's thread never runs any of it.
+
+use std::cell::RefCell;
+use std::hash::{Hash, Hasher};
+
+use super::protocol::{
+    Answer, Document, Draft, Envelope, Messages, Request, SceneInfo, Selection, Update, Viewport,
+};
+use super::*;
+
+/// The session and what the engine knows of the page: its selection, the region it
+/// shows, and a fingerprint of each part last sent (a part is sent again only when it
+/// changed).
+#[derive(Default)]
+struct Engine {
+    session: Session,
+    selection: Vec<ItemId>,
+    /// The model state (`OpenModel::serial`) the selection's item ids belong to.
+    selection_of: u64,
+    viewport: Option<Viewport>,
+    /// The last request handled.
+    seq: u64,
+    /// Requests whose work ended since the last update.
+    done: Vec<u64>,
+    /// Whether the request being handled ends later (an open, a file read, work in
+    /// pieces): it is done when that ends.
+    deferred: bool,
+    sent: FxMap<&'static str, u64>,
+}
+
+thread_local! {
+    static ENGINE: RefCell<Engine> = RefCell::new(Engine::default());
+    /// The work budget the page asked for (tests set a small one).
+    static BUDGET: std::cell::Cell<Option<f64>> = const { std::cell::Cell::new(None) };
+}
+
+/// Runs `f` on the engine.
+fn with<R>(f: impl FnOnce(&mut Engine) -> R) -> R {
+    ENGINE.with(|e| f(&mut e.borrow_mut()))
+}
+
+/// Runs `f` on the session, then carries the selection and the comparison along.
+fn change<R>(f: impl FnOnce(&mut Session) -> R) -> R {
+    with(|e| {
+        let r = f(&mut e.session);
+        e.session.refresh_compare();
+        e.carry();
+        r
+    })
+}
+
+/// How long one piece of long work may run before the engine yields.
+fn budget_ms() -> f64 {
+    BUDGET.with(std::cell::Cell::get).unwrap_or(30.0)
+}
+
+/// The worker's entry point: listens for the page's requests.
+pub fn run() {
+    platform::worker_listen(|json, files| {
+        let envelope: Envelope = match serde_json::from_str(&json) {
+            Ok(e) => e,
+            Err(e) => {
+                platform::log_error(&format!("engine: unreadable request: {e}"));
+                return;
+            }
+        };
+        BUDGET.with(|b| b.set(envelope.budget));
+        handle(
+            envelope.seq,
+            envelope.request,
+            PickedFiles::from_files(files),
+        );
+    });
+}
+
+/// Handles one request and sends the update.
+fn handle(seq: u64, request: Request, files: PickedFiles) {
+    let document = !request.leaves_document();
+    with(|e| {
+        e.seq = seq;
+        e.deferred = false;
+    });
+    let answer = match request {
+        Request::OpenExample { file, url } => {
+            let name = file.clone();
+            open_with(format!("Opening {file}…"), move |ticket| async move {
+                let origin = match example(&name) {
+                    Some(e) => Origin::Example(e.file),
+                    None => Origin::Files,
+                };
+                let files = fetch(ticket, name.clone(), &url).await;
+                load(seq, ticket, &name, origin, files).await;
+            });
+            None
+        }
+        Request::OpenUrl(url) => {
+            let name = url.rsplit('/').next().unwrap_or(&url).to_string();
+            open_with(format!("Opening {name}…"), move |ticket| async move {
+                let files = fetch(ticket, name.clone(), &url).await;
+                load(seq, ticket, &name, Origin::Files, files).await;
+            });
+            None
+        }
+        Request::OpenFiles => {
+            if !files.is_empty() {
+                let names = files.names();
+                open_with(format!("Opening {names}…"), move |ticket| async move {
+                    let started = platform::now_ms();
+                    let read = files.read(&mut read_progress(ticket, &names)).await;
+                    platform::publish_timing("open_read_ms", platform::now_ms() - started);
+                    load(seq, ticket, &names, Origin::Files, read).await;
+                });
+            }
+            None
+        }
+        Request::CancelOpen => {
+            change(Session::cancel_open);
+            None
+        }
+        Request::BeginInline => {
+            read_then(seq, files, |files| change(|s| s.begin_inline(files)));
+            None
+        }
+        Request::InlineBind(i, v) => edit(|s| s.inline_bind(i, v)),
+        Request::InlineExpose(i, on) => edit(|s| s.inline_expose(i, on)),
+        Request::InlinePrefix(p) => edit(|s| s.inline_prefix(p)),
+        Request::InlineAsFunction(f) => edit(|s| s.inline_as_function(f)),
+        Request::ApplyInline => {
+            change(|s| {
+                let _ = s.apply_inline();
+            });
+            None
+        }
+        Request::CancelInline => {
+            change(Session::cancel_inline);
+            None
+        }
+        Request::Undo => {
+            change(Session::undo);
+            None
+        }
+        Request::Redo => {
+            change(Session::redo);
+            None
+        }
+        Request::GoToStep(done) => {
+            change(|s| {
+                while s.history().0.len() > done && s.undo() {}
+                while s.history().0.len() < done && s.redo() {}
+            });
+            None
+        }
+        Request::DismissError => {
+            change(Session::dismiss_error);
+            None
+        }
+        Request::Export => match with(|e| e.session.export()) {
+            Ok((name, bytes)) => {
+                send_download(seq, &name, "application/octet-stream", bytes);
+                return;
+            }
+            Err(message) => {
+                change(|s| s.set_error(message));
+                None
+            }
+        },
+        Request::ExportLog => {
+            let (name, log) = with(|e| {
+                let s = &e.session;
+                let base = s
+                    .open()
+                    .map_or("model", |o| o.name.trim_end_matches(".onnx"))
+                    .to_string();
+                (format!("{base}.edits.json"), s.edit_log())
+            });
+            send_download(seq, &name, "application/json", log.into_bytes());
+            return;
+        }
+        Request::ExportSvg => {
+            if let Some((name, text)) = with(|e| e.session.graph_document()) {
+                send_download(seq, &name, "image/svg+xml", text.into_bytes());
+                return;
+            }
+            None
+        }
+        Request::ExportPng => {
+            let document = with(|e| {
+                let (name, text) = e.session.graph_document()?;
+                let (w, h) = e.session.graph_size().unwrap_or((1.0, 1.0));
+                Some((name, text, w, h))
+            });
+            if let Some((name, text, w, h)) = document {
+                // The document has a 16 px margin on each side (svg::document).
+                let answer = Answer::Png {
+                    name: name.trim_end_matches(".svg").to_string() + ".png",
+                    width: f64::from(w) + 32.0,
+                    height: f64::from(h) + 32.0,
+                };
+                send(Some((seq, answer)), false, Some(text.into_bytes()));
+                return;
+            }
+            None
+        }
+        Request::Toggle(item) => {
+            let started = platform::now_ms();
+            change(|s| s.toggle(item));
+            platform::publish_timing("toggle_ms", platform::now_ms() - started);
+            None
+        }
+        Request::ExpandToDepth(depth) => {
+            let run = change(|s| s.expand_to_depth(depth));
+            drive(seq, run);
+            None
+        }
+        Request::StepLevel(deeper) => {
+            let run = change(|s| s.step_level(deeper));
+            drive(seq, run);
+            None
+        }
+        Request::CancelWork => {
+            change(Session::cancel_work);
+            None
+        }
+        Request::Select(items) => {
+            with(|e| {
+                e.selection = items;
+                e.selection_of = e.session.open().map_or(0, |o| o.serial);
+            });
+            None
+        }
+        Request::ShiftSelect(item) => {
+            with(|e| {
+                if e.session.selected_nodes(&[item]).is_empty() {
+                    return;
+                }
+                let mut items: Vec<ItemId> = e
+                    .selection
+                    .iter()
+                    .copied()
+                    .filter(|&i| !e.session.selected_nodes(&[i]).is_empty())
+                    .collect();
+                match items.iter().position(|&i| i == item) {
+                    Some(k) => {
+                        items.remove(k);
+                    }
+                    None => items.push(item),
+                }
+                e.selection = items;
+            });
+            None
+        }
+        Request::Reveal(item) => {
+            let rect = change(|s| s.reveal(item));
+            Some(Answer::Rect(rect.map(|r| (r.x, r.y, r.w, r.h))))
+        }
+        Request::Search(query) => Some(Answer::Hits(with(|e| e.session.search(&query)))),
+        Request::CallSites(index) => Some(Answer::Hits(with(|e| e.session.call_sites(index)))),
+        Request::CheckCallAttribute(node, name, value) => Some(Answer::Problem(with(|e| {
+            e.session.check_call_attribute(node, &name, &value).err()
+        }))),
+        Request::SetCallAttribute(node, name, value) => {
+            let started = platform::now_ms();
+            change(|s| s.set_call_attribute(node, &name, &value));
+            platform::publish_timing("specialize_edit_ms", platform::now_ms() - started);
+            None
+        }
+        Request::SpecializeCall(node, attributes) => {
+            let started = platform::now_ms();
+            change(|s| s.specialize_call(node, &attributes));
+            platform::publish_timing("specialize_edit_ms", platform::now_ms() - started);
+            None
+        }
+        Request::RenameNode(node, to) => edit(|s| s.rename_node(node, &to)),
+        Request::SetAttribute(node, text) => edit(|s| s.set_attribute(node, &text)),
+        Request::RemoveAttribute(node, name) => edit(|s| s.remove_attribute(node, &name)),
+        Request::Connect(node, index, value) => edit(|s| s.connect(node, index, &value)),
+        Request::RenameOutput(node, index, to) => edit(|s| s.rename_output(node, index, &to)),
+        Request::DeleteSelected(reconnect) => {
+            let nodes = with(|e| e.session.selected_nodes(&e.selection));
+            if !nodes.is_empty() {
+                change(|s| s.delete_nodes(&nodes, reconnect));
+            }
+            None
+        }
+        Request::AddAfter(node, op) => edit(|s| s.add_after(node, &op)),
+        Request::RenameValue(value, to) => edit(|s| s.rename_value(value, &to)),
+        Request::SetValueType(value, ty) => edit(|s| s.set_value_type(value, &ty)),
+        Request::RemoveTerminal(value, input) => edit(|s| {
+            if input {
+                s.remove_graph_input(value)
+            } else {
+                s.remove_graph_output(value)
+            }
+        }),
+        Request::AddGraphOutput(node, index) => edit(|s| s.add_graph_output(node, index)),
+        Request::SetInitializer(value) => {
+            read_then(seq, files, move |files| {
+                if let Some(file) = files.first() {
+                    let bytes = file.bytes.clone();
+                    change(|s| s.set_initializer(value, &bytes));
+                }
+                Ok(())
+            });
+            None
+        }
+        Request::AddGraphInput(beside, name, ty) => edit(|s| s.add_graph_input(beside, &name, &ty)),
+        Request::CompareWithStep(step) => {
+            change(|s| s.compare_with_step(step));
+            None
+        }
+        Request::CompareWithFiles => {
+            read_then(seq, files, |files| change(|s| s.compare_with_files(files)));
+            None
+        }
+        Request::SetSideBySide(on) => {
+            change(|s| s.set_side_by_side(on));
+            None
+        }
+        Request::ToggleOther(item) => {
+            change(|s| s.toggle_other(item));
+            None
+        }
+        Request::SelectFromOther(item) => {
+            with(|e| {
+                if let Some(found) = e.session.matched_in_open(item) {
+                    e.selection = vec![found];
+                    e.selection_of = e.session.open().map_or(0, |o| o.serial);
+                }
+            });
+            None
+        }
+        Request::CloseCompare => {
+            change(Session::close_compare);
+            None
+        }
+        Request::CompareItem(index) => Some(Answer::Item(with(|e| e.session.compare_item(index)))),
+        Request::ProblemItem(index) => Some(Answer::Item(with(|e| e.session.problem_item(index)))),
+        Request::Text(function) => Some(Answer::Text(with(|e| text(&e.session, function)))),
+        Request::ApplyText(function, text) => {
+            let applied = change(|s| s.apply_text(function, &text));
+            Some(Answer::Applied(if applied {
+                Ok(())
+            } else {
+                Err(with(|e| e.session.error().map(str::to_string))
+                    .unwrap_or_else(|| "not applied".into()))
+            }))
+        }
+        Request::NewFunctionProblem(text) => Some(Answer::Problem(with(|e| {
+            e.session.new_function_problem(&text)
+        }))),
+        Request::Outline(name) => {
+            let items = with(|e| e.selection.clone());
+            Some(Answer::Done(change(|s| s.outline(&items, &name))))
+        }
+        Request::RestoreView(open, selected) => {
+            let item = change(|s| s.restore_view(&open, selected.as_deref()));
+            if let Some(item) = item {
+                with(|e| {
+                    e.selection = vec![item];
+                    e.selection_of = e.session.open().map_or(0, |o| o.serial);
+                });
+            }
+            None
+        }
+        Request::ExpandStandard(node) => {
+            change(|s| s.expand_standard(node));
+            None
+        }
+        Request::UseOverload(node, overload) => {
+            change(|s| s.use_overload(node, &overload));
+            None
+        }
+        Request::LibraryInlineAll(i) => {
+            change(|s| s.library_inline_all(i));
+            None
+        }
+        Request::LibrarySpecializeAll(i) => {
+            change(|s| s.library_specialize_all(i));
+            None
+        }
+        Request::LibraryKeep(i, keep) => {
+            change(|s| s.library_keep(i, keep));
+            None
+        }
+        Request::LibraryDelete(i) => {
+            change(|s| s.library_delete(i));
+            None
+        }
+        Request::LibraryRename(i, to) => {
+            change(|s| s.library_rename(i, &to));
+            None
+        }
+        Request::Viewport(viewport) => {
+            with(|e| e.viewport = Some(viewport));
+            None
+        }
+        Request::Warm => {
+            crate::warm::start_once();
+            None
+        }
+    };
+    with(|e| {
+        if !e.deferred {
+            e.done.push(seq);
+        }
+    });
+    send(answer.map(|a| (seq, a)), document, None);
+}
+
+/// Runs a change that answers nothing.
+fn edit<R>(f: impl FnOnce(&mut Session) -> R) -> Option<Answer> {
+    change(f);
+    None
+}
+
+/// The open model (or its `function`-th function) as ONNX text, with the checker's
+/// errors at nodes, each as `line N: message (code)`.
+fn text(s: &Session, function: Option<usize>) -> Option<(String, Vec<String>)> {
+    let open = s.open()?;
+    let model = &open.model;
+    let f = match function {
+        None => None,
+        Some(i) => Some(*model.functions.get(i)?),
+    };
+    let (text, lines) = graft::text::print_with_lines(model, f);
+    let mut problems: Vec<(usize, String)> = open
+        .checked
+        .diagnostics()
+        .iter()
+        .filter(|d| d.severity == Severity::Error)
+        .filter_map(|d| {
+            let line = graft::text::line_of(model, &lines, d.at.node?)?;
+            Some((line, format!("line {line}: {} ({})", d.message, d.code)))
+        })
+        .collect();
+    problems.sort();
+    Some((text, problems.into_iter().map(|(_, p)| p).collect()))
+}
+
+impl Engine {
+    /// Carries the selection through the last edit or undo (or clears it when the
+    /// model was replaced otherwise).
+    fn carry(&mut self) {
+        let (serial, items) = self.session.carry(self.selection_of, &self.selection);
+        if serial != self.selection_of {
+            self.selection_of = serial;
+            self.selection = items;
+        }
+    }
+
+    /// Whether `part` (serialized) differs from what was last sent of it; records it.
+    fn changed(&mut self, part: &'static str, value: &impl serde::Serialize) -> bool {
+        let mut h = std::hash::DefaultHasher::new();
+        serde_json::to_string(value)
+            .unwrap_or_default()
+            .hash(&mut h);
+        let hash = h.finish();
+        self.sent.insert(part, hash) != Some(hash)
+    }
+
+    /// The update for what changed: every part the page shows, each only when it
+    /// differs from what was sent (the document's parts only when `document`).
+    fn update(
+        &mut self,
+        answer: Option<(u64, Answer)>,
+        document: bool,
+    ) -> (Update, [Option<String>; 2]) {
+        let mut u = Update {
+            seq: self.seq,
+            done: std::mem::take(&mut self.done),
+            answer,
+            timings: platform::take_timings(),
+            ..Update::default()
+        };
+        let stamp = {
+            let s = &self.session;
+            s.open().map_or((0, 0), |o| (o.serial, s.opened()))
+        };
+        if self.changed("stamp", &stamp) | document {
+            let s = &self.session;
+            let doc = Document {
+                serial: stamp.0,
+                opened: s.opened(),
+                name: s.open().map(|o| o.name.clone()),
+                example: match s.open().map(|o| o.origin) {
+                    Some(Origin::Example(file)) => Some(file.to_string()),
+                    _ => None,
+                },
+                summary: s.open().map(|o| (*o.summary).clone()),
+                functions: s.open().map_or_else(Vec::new, |o| {
+                    let m = &o.model;
+                    m.functions
+                        .iter()
+                        .map(|&f| m.function(f).key().to_string())
+                        .collect()
+                }),
+                can_undo: s.can_undo(),
+                can_redo: s.can_redo(),
+                history: s.history(),
+                problems: s.problems(),
+                library: s.function_library(),
+            };
+            let palette = s.palette();
+            let side = s.side_by_side();
+            let compare = s.comparison();
+            let draft = s.inline_view().map(|view| Draft {
+                candidates: (0..view.inputs.len())
+                    .map(|i| s.inline_candidates(i))
+                    .collect(),
+                view,
+            });
+            let (a, b, c, d, e) = (
+                self.changed("document", &doc),
+                self.changed("palette", &palette),
+                self.changed("side", &side),
+                self.changed("compare", &compare),
+                self.changed("draft", &draft),
+            );
+            u.document = a.then_some(doc);
+            u.palette = b.then_some(palette);
+            u.side_by_side = c.then_some(side);
+            u.compare = d.then_some(compare);
+            u.draft = e.then_some(draft);
+        }
+        let s = &self.session;
+        let messages = Messages {
+            error: s.error().map(str::to_string),
+            pending: s.pending().map(str::to_string),
+            field: s.field_error.clone(),
+        };
+        let work = s.work();
+        let nodes = s.selected_nodes(&self.selection).len();
+        let selection = Selection {
+            serial: self.selection_of,
+            items: self.selection.clone(),
+            nodes,
+        };
+        let properties = self.selection.last().and_then(|&item| s.properties(item));
+        let scene = SceneInfo {
+            size: s.graph_size(),
+            overview: s.graph_overview(),
+            open_paths: s.expanded_paths(),
+            selected_path: self.selection.last().and_then(|&i| s.item_path(i)),
+        };
+        let drawings = match self.viewport {
+            Some(v) if v.opened == s.opened() && s.work().is_none() => Some([
+                s.graph_svg(v.rect(), v.detail, &self.selection),
+                if s.side_by_side() {
+                    s.other_svg(v.rect(), v.detail, &self.selection)
+                } else {
+                    String::new()
+                },
+            ]),
+            _ => None,
+        };
+        if self.changed("messages", &messages) {
+            u.messages = Some(messages);
+        }
+        if self.changed("work", &work) {
+            u.work = Some(work);
+        }
+        if self.changed("selection", &selection) {
+            u.selection = Some(selection);
+        }
+        if self.changed("properties", &properties) {
+            u.properties = Some(properties);
+        }
+        if self.changed("scene", &scene) {
+            u.scene = Some(scene);
+        }
+        let mut svgs = [None, None];
+        if let Some([main, other]) = drawings {
+            let opened = self.session.opened();
+            let drawn = self.changed("drawn", &opened);
+            if self.changed("svg", &main) | drawn {
+                svgs[0] = Some(main);
+            }
+            if self.changed("other", &other) | drawn {
+                svgs[1] = Some(other);
+            }
+            if svgs.iter().any(Option::is_some) {
+                u.drawn = Some(opened);
+            }
+        }
+        (u, svgs)
+    }
+}
+
+/// Sends the update for what changed, with `bytes` beside it (a download).
+fn send(answer: Option<(u64, Answer)>, document: bool, bytes: Option<Vec<u8>>) {
+    let (update, [svg, other]) = with(|e| e.update(answer, document));
+    match serde_json::to_string(&update) {
+        Ok(json) => platform::worker_post(&json, svg, other, bytes),
+        Err(e) => platform::log_error(&format!("engine: cannot send an update: {e}")),
+    }
+}
+
+/// Sends what changed, during long work (no request just handled).
+fn progress() {
+    send(None, false, None);
+}
+
+/// Answers request `seq` with a file to save.
+fn send_download(seq: u64, name: &str, mime: &str, bytes: Vec<u8>) {
+    with(|e| e.done.push(seq));
+    let answer = Answer::Download {
+        name: name.to_string(),
+        mime: mime.to_string(),
+    };
+    send(Some((seq, answer)), false, Some(bytes));
+}
+
+/// Starts a load showing `what`, and runs `task` with its ticket. The warm-up stops:
+/// it never competes with a real open.
+fn open_with<F: std::future::Future<Output = ()> + 'static>(
+    what: String,
+    task: impl FnOnce(Ticket) -> F,
+) {
+    crate::warm::stop();
+    with(|e| e.deferred = true);
+    let ticket = change(|s| s.begin(what));
+    wasm_bindgen_futures::spawn_local(task(ticket));
+}
+
+/// Reads `files`, then runs `then` on them; an error shows in the banner. Request
+/// `seq` is done once `then` has run.
+fn read_then(
+    seq: u64,
+    files: PickedFiles,
+    then: impl FnOnce(Vec<LoadedFile>) -> Result<(), String> + 'static,
+) {
+    if files.is_empty() {
+        return;
+    }
+    // Done when the files are in, not now.
+    with(|e| e.deferred = true);
+    wasm_bindgen_futures::spawn_local(async move {
+        let result = files.read(&mut |_, _| true).await.and_then(then);
+        if let Err(message) = result {
+            change(|s| s.set_error(message));
+        }
+        with(|e| e.done.push(seq));
+        send(None, true, None);
+    });
+}
+
+/// Fetches `url` as the file `name` for the load `ticket`, showing the bytes read.
+async fn fetch(ticket: Ticket, name: String, url: &str) -> Result<Vec<LoadedFile>, String> {
+    let bytes = platform::fetch_bytes(url, &mut read_progress(ticket, &name))
+        .await
+        .map_err(|e| format!("{name}: {e}"))?;
+    Ok(vec![LoadedFile { name, bytes }])
+}
+
+/// The progress of reading `what` for the load `ticket`: it shows the bytes read (at
+/// most every 50 ms), and stops the read once the load is cancelled or replaced.
+fn read_progress(ticket: Ticket, what: &str) -> impl FnMut(u64, u64) -> bool + use<> {
+    let what = what.to_string();
+    let mut shown = f64::NEG_INFINITY;
+    move |done, total| {
+        let now = platform::now_ms();
+        if now - shown < 50.0 && done < total {
+            return with(|e| e.session.is_current(ticket));
+        }
+        shown = now;
+        let note = format!(
+            "Reading {what}: {} of {}…",
+            crate::format::bytes(done),
+            crate::format::bytes(total)
+        );
+        let current = change(|s| s.progress(ticket, note));
+        progress();
+        current
+    }
+}
+
+/// Opens the model among `files` for the load `ticket` (request `seq`) in stages
+/// (decode, check, infer, lay out), each a turn of the worker's event loop, so that a
+/// Cancel or a later open stops it between two of them and the open model stays as
+/// it was. The model opens, or its error shows, once all are done.
+async fn load(
+    seq: u64,
+    ticket: Ticket,
+    name: &str,
+    origin: Origin,
+    files: Result<Vec<LoadedFile>, String>,
+) {
+    let started = platform::now_ms();
+    let opened = stages(ticket, name, origin, files).await;
+    if let Some(opened) = opened {
+        let shown = platform::now_ms();
+        change(|s| s.finish_open(ticket, opened));
+        platform::publish_timing("open_show_ms", platform::now_ms() - shown);
+        platform::publish_timing("open_ms", platform::now_ms() - started);
+    }
+    with(|e| e.done.push(seq));
+    send(None, true, None);
+}
+
+/// The stages of [`load`]; `None` when the load stopped being current. Each stage's
+/// time is published (`open_decode_ms`…) for the browser benchmark.
+async fn stages(
+    ticket: Ticket,
+    name: &str,
+    origin: Origin,
+    files: Result<Vec<LoadedFile>, String>,
+) -> Option<Result<OpenModel, String>> {
+    fn timed<T>(stage: &str, f: impl FnOnce() -> T) -> T {
+        let started = platform::now_ms();
+        let out = f();
+        platform::publish_timing(&format!("open_{stage}_ms"), platform::now_ms() - started);
+        out
+    }
+    if !stage(ticket, format!("Decoding {name}…")).await {
+        return None;
+    }
+    let decoded = timed("decode", || {
+        files.and_then(|files| Loading::decode(files, origin))
+    });
+    let mut loading = match decoded {
+        Ok(loading) => loading,
+        Err(message) => return Some(Err(message)),
+    };
+    let nodes = crate::format::count(loading.nodes() as u64);
+    if !stage(ticket, format!("Checking {nodes} nodes…")).await {
+        return None;
+    }
+    timed("check", || loading.check());
+    if !stage(ticket, format!("Inferring the types of {nodes} nodes…")).await {
+        return None;
+    }
+    timed("infer", || loading.infer());
+    if !stage(ticket, format!("Laying out {name}…")).await {
+        return None;
+    }
+    Some(Ok(timed("layout", || loading.lay_out())))
+}
+
+/// Shows `what` as the load's progress and yields a turn, so that a Cancel sent
+/// meanwhile is taken. False when the load is no longer current.
+async fn stage(ticket: Ticket, what: String) -> bool {
+    if !change(|s| s.progress(ticket, what)) {
+        return false;
+    }
+    progress();
+    platform::next_turn().await;
+    with(|e| e.session.is_current(ticket))
+}
+
+/// Lays out run `run` (request `seq`) in pieces of a work budget each, yielding
+/// between them so that a Cancel is taken; the page hears the progress after each
+/// piece, and the new picture once it is done.
+fn drive(seq: u64, run: Option<u64>) {
+    let Some(run) = run else {
+        return;
+    };
+    with(|e| e.deferred = true);
+    wasm_bindgen_futures::spawn_local(async move {
+        let finished = loop {
+            let deadline = platform::now_ms() + budget_ms();
+            let step = with(|e| {
+                e.session
+                    .work_step(run, &mut || platform::now_ms() >= deadline)
+            });
+            match step {
+                Step::More => {
+                    progress();
+                    platform::next_turn().await;
+                }
+                Step::Finished => break true,
+                Step::Gone => break false,
+            }
+        };
+        with(|e| {
+            e.carry();
+            if finished {
+                e.done.push(seq);
+            }
+        });
+        send(None, false, None);
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::state::tests::{example_file, open};
+
+    /// The update as the page reads it: its JSON read back.
+    fn read_back(update: &Update) -> Update {
+        let json = serde_json::to_string(update).expect("serializes");
+        serde_json::from_str(&json).expect("reads back")
+    }
+
+    fn engine_with(example: &str) -> Engine {
+        let mut e = Engine::default();
+        open(&mut e.session, vec![example_file(example)]);
+        e
+    }
+
+    #[test]
+    fn the_first_update_carries_every_part_and_reads_back_equal() {
+        let mut e = engine_with("functions_and_control_flow.onnx");
+        let (update, drawings) = e.update(None, true);
+        let page = read_back(&update);
+        let doc = page.document.as_ref().expect("the document");
+        assert_eq!(doc.name.as_deref(), Some("functions_and_control_flow.onnx"));
+        assert_eq!(doc.summary.as_ref(), e.session.open().map(|o| &*o.summary));
+        assert_eq!(doc.library, e.session.function_library());
+        assert_eq!(doc.problems, e.session.problems());
+        assert!(!page.palette.expect("the palette").is_empty());
+        assert_eq!(page.scene.expect("the scene").size, e.session.graph_size());
+        // No region asked for yet: nothing is drawn.
+        assert_eq!(drawings, [None, None]);
+        assert_eq!(page.drawn, None);
+    }
+
+    #[test]
+    fn only_what_changed_is_sent_again() {
+        let mut e = engine_with("functions_and_control_flow.onnx");
+        let _ = e.update(None, true);
+        let (again, _) = e.update(None, true);
+        assert!(again.document.is_none() && again.scene.is_none() && again.messages.is_none());
+        e.viewport = Some(Viewport {
+            x: -100.0,
+            y: -100.0,
+            w: 5000.0,
+            h: 5000.0,
+            detail: Detail::Full,
+            opened: e.session.opened(),
+        });
+        let (drawn, [svg, other]) = e.update(None, false);
+        assert_eq!(drawn.drawn, Some(e.session.opened()));
+        assert!(svg.expect("the drawing").contains("act1"));
+        assert_eq!(other.as_deref(), Some(""));
+        let (same, drawings) = e.update(None, false);
+        assert_eq!(
+            drawings,
+            [None, None],
+            "an unchanged drawing is not sent again"
+        );
+        assert_eq!(same.drawn, None);
+    }
+
+    #[test]
+    fn the_selection_and_its_properties_follow_an_edit() {
+        let mut e = engine_with("mlp.onnx");
+        let scene = e
+            .session
+            .open()
+            .and_then(|o| o.scene.as_ref())
+            .expect("scene");
+        let item = (0..scene.view.items.len() as ItemId)
+            .find(|&i| {
+                matches!(
+                    scene.view.item(i).map(|it| &it.kind),
+                    Some(ItemKind::Node { .. })
+                )
+            })
+            .expect("a node");
+        e.selection = vec![item];
+        e.selection_of = e.session.open().map_or(0, |o| o.serial);
+        let (first, _) = e.update(None, false);
+        let props = read_back(&first).properties.flatten().expect("properties");
+        let node = props.editor.as_ref().expect("a node editor").node;
+        assert!(e.session.rename_node(node, "renamed_here"));
+        e.carry();
+        let (after, _) = e.update(None, true);
+        let page = read_back(&after);
+        let selection = page.selection.expect("the selection, carried");
+        assert_eq!(selection.nodes, 1);
+        assert_eq!(selection.serial, e.session.open().map_or(0, |o| o.serial));
+        let props = page.properties.flatten().expect("its properties");
+        assert_eq!(props.name, "renamed_here");
+        assert!(page.document.expect("the document").can_undo);
+    }
+
+    #[test]
+    fn static_labels_read_back_as_the_same_strings() {
+        let mut e = engine_with("live_specialization.onnx");
+        let (update, _) = e.update(None, true);
+        let page = read_back(&update);
+        let codes: Vec<&str> = page
+            .document
+            .and_then(|d| d.summary)
+            .map(|s| s.diagnostics.iter().map(|d| d.code).collect())
+            .unwrap_or_default();
+        let expected: Vec<&str> = e
+            .session
+            .open()
+            .map(|o| o.summary.diagnostics.iter().map(|d| d.code).collect())
+            .unwrap_or_default();
+        assert_eq!(codes, expected);
+        let request = Envelope {
+            seq: 7,
+            budget: Some(0.0),
+            request: Request::SetCallAttribute(
+                serde_json::from_str("3").expect("a node id"),
+                "mode".into(),
+                "1".into(),
+            ),
+        };
+        let json = serde_json::to_string(&request).expect("serializes");
+        let back: Envelope = serde_json::from_str(&json).expect("reads back");
+        assert_eq!(back.request, request.request);
+    }
+
+    #[test]
+    fn a_part_changed_to_nothing_reads_back_as_changed() {
+        let update = Update {
+            properties: Some(None),
+            work: Some(None),
+            ..Update::default()
+        };
+        let page = read_back(&update);
+        assert_eq!(page.properties, Some(None));
+        assert_eq!(page.work, Some(None));
+        assert_eq!(page.draft, None, "an absent part stays unchanged");
+    }
+}

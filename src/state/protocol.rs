@@ -1,0 +1,304 @@
+//! The messages between the page and the engine. The session ([`Session`]) runs in a
+//! dedicated Web Worker (`engine.rs`); the page (`handle.rs`) sends it [`Request`]s and
+//! renders the [`Update`]s that come back. Both are JSON; files travel beside them as
+//! the browser's `File` objects (never copied on the page), drawings as plain strings
+//! and downloads as bytes.
+
+use serde::{Deserialize, Serialize};
+
+use graft::ir::{NodeId, ValueId};
+use graft::view::svg::Detail;
+use graft::view::{ItemId, Rect};
+
+use super::{
+    CompareView, FieldError, FunctionInfo, InlineView, Problem, Properties, SearchHit, WorkStatus,
+};
+
+/// One request with its sequence number (the page numbers them from 1) and the work
+/// budget a test may set on the page (`window.__graftWorkBudgetMs`).
+#[derive(Serialize, Deserialize, Debug, Clone)]
+pub struct Envelope {
+    pub seq: u64,
+    pub budget: Option<f64>,
+    pub request: Request,
+}
+
+/// What the page asks of the engine. Requests marked "files" come with the files the
+/// user picked or dropped; those marked with an [`Answer`] get one in the update that
+/// handles them.
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+pub enum Request {
+    /// A bundled example, by file name, and its address (absolute: the worker has no
+    /// page to resolve it against).
+    OpenExample {
+        file: String,
+        url: String,
+    },
+    /// A model at an absolute address of the page's origin (`?model=`).
+    OpenUrl(String),
+    /// Files.
+    OpenFiles,
+    CancelOpen,
+    /// Files.
+    BeginInline,
+    InlineBind(usize, Option<String>),
+    InlineExpose(usize, bool),
+    InlinePrefix(String),
+    InlineAsFunction(Option<String>),
+    ApplyInline,
+    CancelInline,
+    Undo,
+    Redo,
+    GoToStep(usize),
+    DismissError,
+    /// Answer: [`Answer::Download`].
+    Export,
+    /// Answer: [`Answer::Download`].
+    ExportLog,
+    /// Answer: [`Answer::Download`].
+    ExportSvg,
+    /// Answer: [`Answer::Png`].
+    ExportPng,
+    Toggle(ItemId),
+    ExpandToDepth(usize),
+    StepLevel(bool),
+    CancelWork,
+    Select(Vec<ItemId>),
+    /// Shift+click: the node joins the selection or leaves it (anything else: nothing).
+    ShiftSelect(ItemId),
+    /// Answer: [`Answer::Rect`], where the item is drawn (its groups opened).
+    Reveal(ItemId),
+    /// Answer: [`Answer::Hits`].
+    Search(String),
+    /// Answer: [`Answer::Hits`].
+    CallSites(usize),
+    /// Answer: [`Answer::Problem`].
+    CheckCallAttribute(NodeId, String, String),
+    SetCallAttribute(NodeId, String, String),
+    SpecializeCall(NodeId, String),
+    RenameNode(NodeId, String),
+    SetAttribute(NodeId, String),
+    RemoveAttribute(NodeId, String),
+    Connect(NodeId, usize, String),
+    RenameOutput(NodeId, usize, String),
+    DeleteSelected(bool),
+    AddAfter(NodeId, String),
+    RenameValue(ValueId, String),
+    SetValueType(ValueId, String),
+    /// The value, and whether it is an input (else an output).
+    RemoveTerminal(ValueId, bool),
+    AddGraphOutput(NodeId, usize),
+    /// Files (one `.npy`).
+    SetInitializer(ValueId),
+    AddGraphInput(ValueId, String, String),
+    CompareWithStep(usize),
+    /// Files.
+    CompareWithFiles,
+    SetSideBySide(bool),
+    ToggleOther(ItemId),
+    /// Selects the open model's node matched with the other model's item.
+    SelectFromOther(ItemId),
+    CloseCompare,
+    /// Answer: [`Answer::Item`], the item a change of the list jumps to.
+    CompareItem(usize),
+    /// Answer: [`Answer::Item`], the item a problem jumps to.
+    ProblemItem(usize),
+    /// Answer: [`Answer::Text`].
+    Text(Option<usize>),
+    /// Answer: [`Answer::Applied`].
+    ApplyText(Option<usize>, String),
+    /// Answer: [`Answer::Problem`].
+    NewFunctionProblem(String),
+    /// Outlines the selected nodes into a new function. Answer: [`Answer::Done`].
+    Outline(String),
+    /// Opens the groups at these paths and selects the item at the other.
+    RestoreView(Vec<String>, Option<String>),
+    ExpandStandard(NodeId),
+    UseOverload(NodeId, String),
+    LibraryInlineAll(usize),
+    LibrarySpecializeAll(usize),
+    LibraryKeep(usize, bool),
+    LibraryDelete(usize),
+    LibraryRename(usize, String),
+    /// The part of the graph the page shows, for the open model `opened`.
+    Viewport(Viewport),
+    /// The first model is drawn: warm the layout code up.
+    Warm,
+}
+
+impl Request {
+    /// Whether handling it can change no more than the drawing, the selection or
+    /// nothing at all: the document's parts (summary, history, library…) are not
+    /// looked at again after it.
+    pub fn leaves_document(&self) -> bool {
+        matches!(
+            self,
+            Request::Toggle(_)
+                | Request::ExpandToDepth(_)
+                | Request::StepLevel(_)
+                | Request::Select(_)
+                | Request::ShiftSelect(_)
+                | Request::Reveal(_)
+                | Request::Search(_)
+                | Request::CallSites(_)
+                | Request::CheckCallAttribute(..)
+                | Request::CompareItem(_)
+                | Request::ProblemItem(_)
+                | Request::Text(_)
+                | Request::NewFunctionProblem(_)
+                | Request::Viewport(_)
+                | Request::Warm
+                | Request::ToggleOther(_)
+        )
+    }
+}
+
+/// The region of the graph the page draws (a screen and a margin around it), at a
+/// level of detail, for the `opened`-th model.
+#[derive(Serialize, Deserialize, Debug, Clone, Copy, PartialEq)]
+pub struct Viewport {
+    pub x: f32,
+    pub y: f32,
+    pub w: f32,
+    pub h: f32,
+    pub detail: Detail,
+    pub opened: u64,
+}
+
+impl Viewport {
+    pub fn rect(&self) -> Rect {
+        Rect {
+            x: self.x,
+            y: self.y,
+            w: self.w,
+            h: self.h,
+        }
+    }
+}
+
+/// A reply to a request that asks for something.
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+pub enum Answer {
+    Rect(Option<(f32, f32, f32, f32)>),
+    Hits(Vec<SearchHit>),
+    Problem(Option<String>),
+    Item(Option<ItemId>),
+    Text(Option<(String, Vec<String>)>),
+    Applied(Result<(), String>),
+    Done(bool),
+    /// A file to save: its name and type; the bytes come beside the message.
+    Download {
+        name: String,
+        mime: String,
+    },
+    /// An SVG document to rasterize and save as `name`, `width` x `height`.
+    Png {
+        name: String,
+        width: f64,
+        height: f64,
+    },
+}
+
+/// What the page shows of the open model and its history, sent when it changes.
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Default)]
+pub struct Document {
+    pub serial: u64,
+    pub opened: u64,
+    pub name: Option<String>,
+    pub example: Option<String>,
+    pub summary: Option<graft::Summary>,
+    /// The functions as `domain.name:overload`.
+    pub functions: Vec<String>,
+    pub can_undo: bool,
+    pub can_redo: bool,
+    pub history: (Vec<String>, Vec<String>),
+    pub problems: Vec<Problem>,
+    pub library: Vec<FunctionInfo>,
+}
+
+/// The banner's error, the opening note and a refused field's error.
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Default)]
+pub struct Messages {
+    pub error: Option<String>,
+    pub pending: Option<String>,
+    pub field: Option<FieldError>,
+}
+
+/// The inline dialog: what it shows and each input's candidates.
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+pub struct Draft {
+    pub view: InlineView,
+    pub candidates: Vec<Vec<graft::inline::Candidate>>,
+}
+
+/// The laid-out graph's size, its minimap, and where the view is (for the URL).
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Default)]
+pub struct SceneInfo {
+    pub size: Option<(f32, f32)>,
+    pub overview: Option<(String, usize)>,
+    /// The expanded groups' paths.
+    pub open_paths: Vec<String>,
+    /// Where the last selected item is.
+    pub selected_path: Option<String>,
+}
+
+/// The selection, carried by the engine through edits: the model state it belongs
+/// to, the items, and how many of them are nodes.
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Default)]
+pub struct Selection {
+    pub serial: u64,
+    pub items: Vec<ItemId>,
+    pub nodes: usize,
+}
+
+/// Reads a part that may be absent (unchanged) or `null` (changed to nothing): a
+/// present field is `Some`, whatever its value. (Plain serde reads both as `None`.)
+fn present<'de, T: Deserialize<'de>, D: serde::Deserializer<'de>>(
+    d: D,
+) -> Result<Option<Option<T>>, D::Error> {
+    Option::<T>::deserialize(d).map(Some)
+}
+
+/// What the engine sends back: the parts that changed (`None`: unchanged), and the
+/// answer to a request. `seq` is the last request handled; `done` the requests whose
+/// work ended here (an open, a file read, an expand in pieces end later than they
+/// are handled).
+#[derive(Serialize, Deserialize, Debug, Clone, Default)]
+pub struct Update {
+    pub seq: u64,
+    pub done: Vec<u64>,
+    pub answer: Option<(u64, Answer)>,
+    pub document: Option<Document>,
+    pub palette: Option<Vec<(String, String)>>,
+    pub messages: Option<Messages>,
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "present"
+    )]
+    pub draft: Option<Option<Draft>>,
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "present"
+    )]
+    pub compare: Option<Option<CompareView>>,
+    pub side_by_side: Option<bool>,
+    pub selection: Option<Selection>,
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "present"
+    )]
+    pub properties: Option<Option<Properties>>,
+    pub scene: Option<SceneInfo>,
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "present"
+    )]
+    pub work: Option<Option<WorkStatus>>,
+    /// The model (`opened`) the drawings beside this message are of.
+    pub drawn: Option<u64>,
+    pub timings: Vec<(String, f64)>,
+}
