@@ -19,7 +19,7 @@ use graft::view::svg::{Detail, STYLE};
 use graft::view::{ItemId, Rect};
 
 use crate::platform;
-use crate::state::{AppState, FunctionInfo, SearchHit, Slot, Target};
+use crate::state::{AppState, FunctionInfo, MINIMAP_SIDE, SearchHit, Slot, Target};
 
 use compare::Compare;
 use guide::ExampleGuide;
@@ -86,6 +86,8 @@ pub fn GraphPanel() -> impl IntoView {
     };
     // Fits the whole graph; with `readable`, never below a zoom where text is drawn
     // (the graph's top then shows first, as a page would).
+    // The region drawn (see the effect that sets it, below).
+    let drawn = RwSignal::new(None::<(Rect, Detail, u64)>);
     let fit_with = move |readable: bool| {
         measure();
         let Some((gw, gh)) = state.graph_size() else {
@@ -104,6 +106,9 @@ pub fn GraphPanel() -> impl IntoView {
             y: margin,
             zoom,
         });
+        // Drawn again even where the old region covers the screen: an expand that
+        // ends in this fit leaves its own drawing out (`AppState::expand_to_depth`).
+        drawn.set(None);
     };
     let fit = move || fit_with(false);
     let center_on = move |r: Rect| {
@@ -205,7 +210,6 @@ pub fn GraphPanel() -> impl IntoView {
     // changes, so a pan costs a redraw every screenful, not every mousemove.
     // With the count of models opened it was worked out for: a newly opened model is
     // drawn once, in the region its fit gives, not first at the old camera.
-    let drawn = RwSignal::new(None::<(Rect, Detail, u64)>);
     Effect::new(move |_| {
         let c = camera.get();
         let (w, h) = size.get();
@@ -727,9 +731,6 @@ fn contains(outer: Rect, inner: Rect) -> bool {
         && inner.y + inner.h <= outer.y + outer.h
 }
 
-/// Minimap side in CSS pixels (the longer side of the graph maps to it).
-const MINIMAP_SIDE: f64 = 180.0;
-
 /// The whole graph small, with the screen's outline; a click centres the view there.
 /// Shown when the graph at full size is much bigger than the screen.
 #[component]
@@ -780,10 +781,7 @@ fn Minimap(camera: RwSignal<Camera>, size: RwSignal<(f64, f64)>) -> impl IntoVie
                     width=move || format!("{:.0}", (f64::from(graph.get().0) * scale()).max(8.0))
                     height=move || format!("{:.0}", (f64::from(graph.get().1) * scale()).max(8.0))
                 >
-                    <g
-                        transform=move || format!("scale({:.6})", scale())
-                        inner_html=move || overview.get().map(|(s, _)| s).unwrap_or_default()
-                    ></g>
+                    <g inner_html=move || overview.get().map(|(s, _)| s).unwrap_or_default()></g>
                     <rect
                         class="minimap-view"
                         x=move || format!("{:.1}", outline().0)

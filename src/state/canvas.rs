@@ -165,7 +165,10 @@ impl Session {
     /// The minimap picture and how many items are drawn in all.
     pub fn graph_overview(&self) -> Option<(String, usize)> {
         let scene = self.open.as_ref()?.scene.as_ref()?;
-        Some((svg::overview(scene, MINIMAP_DEPTH), scene.placed.len()))
+        Some((
+            svg::overview(scene, MINIMAP_DEPTH, MINIMAP_SIDE as f32),
+            scene.placed.len(),
+        ))
     }
 
     /// Width and height of the laid-out graph.

@@ -544,7 +544,9 @@ impl Engine {
         let scene = SceneInfo {
             size: s.graph_size(),
             overview: s.graph_overview(),
-            open_paths: s.expanded_paths(),
+            open_paths: Some(s.expanded_paths())
+                .filter(|p| p.len() <= LINK_GROUPS)
+                .unwrap_or_default(),
             selected_path: self.selection.last().and_then(|&i| s.item_path(i)),
         };
         let drawings = match self.viewport {
@@ -752,6 +754,9 @@ async fn stage(ticket: Ticket, what: String) -> bool {
     with(|e| e.session.is_current(ticket))
 }
 
+/// How often long work tells the page how far it is (ms).
+const PROGRESS_MS: f64 = 100.0;
+
 /// Lays out run `run` (request `seq`) in pieces of a work budget each, yielding
 /// between them so that a Cancel is taken; the page hears the progress after each
 /// piece, and the new picture once it is done.
@@ -761,6 +766,9 @@ fn drive(seq: u64, run: Option<u64>) {
     };
     with(|e| e.deferred = true);
     wasm_bindgen_futures::spawn_local(async move {
+        // The page hears the progress at most every PROGRESS_MS: each update repaints
+        // its progress bar, and that is the page's own time.
+        let mut told = platform::now_ms();
         let finished = loop {
             let deadline = platform::now_ms() + budget_ms();
             let step = with(|e| {
@@ -769,7 +777,10 @@ fn drive(seq: u64, run: Option<u64>) {
             });
             match step {
                 Step::More => {
-                    progress();
+                    if platform::now_ms() - told >= PROGRESS_MS {
+                        progress();
+                        told = platform::now_ms();
+                    }
                     platform::next_turn().await;
                 }
                 Step::Finished => break true,

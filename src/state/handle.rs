@@ -22,6 +22,9 @@ struct Waiting {
     timings: HashMap<u64, (&'static str, f64)>,
     /// Run when the request's work ends (an expand's fit).
     done: HashMap<u64, Box<dyn FnOnce()>>,
+    /// Timings that end at the paint of the next drawing (an expand's, drawn after
+    /// its fit).
+    next_drawing: Vec<(&'static str, f64)>,
 }
 
 /// The page's end of the engine: the worker, the next sequence number, and what
@@ -237,8 +240,16 @@ impl AppState {
         if let Some(p) = update.properties {
             self.properties.set(p);
         }
-        if let Some(svg) = message.svg {
+        // An expand that ends in a fit (`expand_to_depth`'s `done`) is drawn once, at
+        // the fitted camera, not first at the old one.
+        let refits = LINK.with(|l| {
+            let w = &l.borrow().waiting;
+            update.done.iter().any(|seq| w.done.contains_key(seq))
+        });
+        let mut painted = Vec::new();
+        if let Some(svg) = message.svg.filter(|_| !refits) {
             self.svg.set(svg);
+            painted = LINK.with(|l| std::mem::take(&mut l.borrow_mut().waiting.next_drawing));
         }
         if let Some(other) = message.other {
             self.other_svg.set(other);
@@ -255,11 +266,15 @@ impl AppState {
             let answer = update
                 .answer
                 .and_then(|(seq, a)| Some((w.answers.remove(&seq)?, a)));
-            let timings: Vec<_> = update
+            let mut timings: Vec<_> = update
                 .done
                 .iter()
                 .filter_map(|seq| w.timings.remove(seq))
                 .collect();
+            if refits {
+                w.next_drawing.append(&mut timings);
+            }
+            timings.append(&mut painted);
             let done: Vec<_> = update
                 .done
                 .iter()
@@ -460,8 +475,10 @@ impl AppState {
     }
 
     /// Expands every group `depth` levels deep; 0 collapses everything. Laid out in
-    /// pieces in the engine; `done` runs when the new picture is here (not after
-    /// Cancel). Publishes `expand_ms`, from the request to the new picture painted.
+    /// pieces in the engine; `done` runs when the new layout is here (not after
+    /// Cancel), and must ask for a drawing (the canvas's fit does): the update that
+    /// ends the expand leaves its drawing out. Publishes `expand_ms`, from the request
+    /// to the frame painted with the drawing after it.
     pub fn expand_to_depth(self, depth: usize, done: impl FnOnce() + 'static) {
         let seq = self.send_timed("expand_ms", Request::ExpandToDepth(depth));
         LINK.with(|l| l.borrow_mut().waiting.done.insert(seq, Box::new(done)));

@@ -311,6 +311,12 @@ const EXPAND_LIMIT: usize = 200_000;
 const SEARCH_ITEM_LIMIT: usize = 300_000;
 /// The minimap shows boxes down to this many levels below the root.
 const MINIMAP_DEPTH: u32 = 3;
+/// The minimap's longer side in CSS pixels (the longer side of the graph maps to it).
+pub const MINIMAP_SIDE: f64 = 180.0;
+/// A shared link names the open groups only up to this many (beyond, an expand-all's
+/// thousands would make an address of many kilobytes, written at every pan): it keeps
+/// the example, the selection and the camera.
+const LINK_GROUPS: usize = 200;
 /// At most this many search results are listed.
 const SEARCH_RESULTS: usize = 200;
 

@@ -236,7 +236,8 @@ pub struct Draft {
 pub struct SceneInfo {
     pub size: Option<(f32, f32)>,
     pub overview: Option<(String, usize)>,
-    /// The expanded groups' paths.
+    /// The expanded groups' paths, for a shared link (none when there are more than
+    /// a link names).
     pub open_paths: Vec<String>,
     /// Where the last selected item is.
     pub selected_path: Option<String>,

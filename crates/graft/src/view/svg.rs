@@ -381,23 +381,26 @@ fn item(
 /// the root, no text and no edges, as two paths (the closed boxes filled, the open
 /// groups outlined): two elements however many boxes, so the browser does not style
 /// and paint hundreds of tiny rectangles after every edit.
-pub fn overview(scene: &Scene, max_depth: u32) -> String {
+pub fn overview(scene: &Scene, max_depth: u32, side: f32) -> String {
+    // In the minimap's pixels: the longer side of the graph is `side` long. A box is
+    // at least a pixel, and one drawn already at the same pixels is not drawn again
+    // (a 50k-node graph has a few hundred distinct ones, not 50k).
+    let k = side / scene.width.max(scene.height).max(1.0);
+    let mut seen = crate::hash::FxSet::default();
     let (mut boxes, mut groups) = (String::new(), String::new());
     for p in scene.placed.iter().filter(|p| p.depth <= max_depth) {
         let open = scene
             .view
             .item(p.item)
             .is_some_and(|i| i.is_group && i.expanded);
+        let px = |v: f32| (v * k).round() as i64;
+        let (x, y) = (px(p.rect.x), px(p.rect.y));
+        let (w, h) = (px(p.rect.w).max(1), px(p.rect.h).max(1));
+        if !seen.insert((x, y, w, h, open)) {
+            continue;
+        }
         let d = if open { &mut groups } else { &mut boxes };
-        let w = p.rect.w.max(1.0).round() as i64;
-        let _ = write!(
-            d,
-            "M{} {}h{w}v{}h{}z",
-            p.rect.x.round() as i64,
-            p.rect.y.round() as i64,
-            p.rect.h.max(1.0).round() as i64,
-            -w
-        );
+        let _ = write!(d, "M{x} {y}h{w}v{h}h{}z", -w);
     }
     format!("<path class=\"m-box\" d=\"{boxes}\"/><path class=\"m-group\" d=\"{groups}\"/>")
 }
