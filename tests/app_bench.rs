@@ -186,6 +186,10 @@ struct Run {
     /// the model drawn: the longest, and how many.
     longest_task_ms: Option<f64>,
     long_tasks: u64,
+    /// The page's main-thread busy time from t0 to the model drawn (CDP
+    /// `Performance.getMetrics` `TaskDuration`, before and after), in milliseconds: a
+    /// Web Worker's time is not in it.
+    main_thread_ms: Option<f64>,
     /// Graft: the time of each stage of the open, as the app publishes them
     /// (`open_read_ms`, `open_decode_ms`…), and of the page's start (`page_…`: when the
     /// wasm was downloaded, when `main` ran, when the startup example was drawn; from
@@ -217,6 +221,12 @@ struct Interaction {
     /// Compare with a file of the model with 1% of its nodes changed, from the file
     /// chosen to the marks painted.
     compare_file_ms: Vec<f64>,
+    /// Expand all (the button), to the new picture painted, the page's main-thread
+    /// busy time meanwhile, and its longest task (0: none over 50 ms).
+    expand_all_ms: Option<f64>,
+    expand_all_main_ms: Option<f64>,
+    expand_all_longest_ms: Option<f64>,
+    expand_all_items: u64,
     error: String,
 }
 
@@ -839,10 +849,14 @@ fn measure_in(
         return Err(format!("the monitor did not start: {t0}"));
     }
     let files: Vec<&Path> = model.files.iter().map(PathBuf::as_path).collect();
+    let busy_before = main_thread_busy(browser);
     if let Err(e) = browser.choose_files(&input, &files) {
         return Ok((classify_error(e), None));
     }
     let mut result = wait_drawn(browser);
+    if let (Some(before), Some(after)) = (busy_before, main_thread_busy(browser)) {
+        result.main_thread_ms = Some(after - before);
+    }
     if result.status != "ok" {
         if run == 0 {
             let shot = shots.join(format!("{}-{}-failed.png", app.name(), stem(&model.name)));
@@ -1005,6 +1019,35 @@ fn classify_error(error: String) -> Run {
     }
 }
 
+/// The page's main-thread busy time so far (CDP `Performance.getMetrics`
+/// `TaskDuration`), in milliseconds.
+fn main_thread_busy(browser: &Browser) -> Option<f64> {
+    browser.cdp("Performance.enable", json!({})).ok()?;
+    let metrics = browser.cdp("Performance.getMetrics", json!({})).ok()?;
+    metrics["metrics"]
+        .as_array()?
+        .iter()
+        .find(|m| m["name"] == "TaskDuration")?["value"]
+        .as_f64()
+        .map(|s| s * 1e3)
+}
+
+/// Expand all on the open model, as the button does: to the new picture painted
+/// (`expand_ms`), the page's main-thread busy time meanwhile, and its longest task.
+fn expand_all(browser: &Browser, out: &mut Interaction) -> Result<(), String> {
+    let before = main_thread_busy(browser).ok_or("no main-thread metrics")?;
+    let v = browser.execute_async(EXPAND_ALL, vec![])?;
+    let after = main_thread_busy(browser).ok_or("no main-thread metrics")?;
+    if let Some(e) = v["error"].as_str() {
+        return Err(e.to_string());
+    }
+    out.expand_all_ms = v["ms"].as_f64();
+    out.expand_all_longest_ms = v["longest"].as_f64();
+    out.expand_all_items = v["items"].as_u64().unwrap_or(0);
+    out.expand_all_main_ms = Some(after - before);
+    Ok(())
+}
+
 /// Graft's interactions on the open model: expanding the first section on screen, the
 /// idle frame rate, and the frame rate of a 60-step drag.
 fn interactions(browser: &Browser, path: &Path) -> Interaction {
@@ -1033,6 +1076,10 @@ fn interactions(browser: &Browser, path: &Path) -> Interaction {
     }
     if let Err(e) = edit_timings(browser, path, &mut out) {
         out.error += &format!(" edits: {e}");
+    }
+    // Last: it changes what is drawn.
+    if let Err(e) = expand_all(browser, &mut out) {
+        out.error += &format!(" expand all: {e}");
     }
     let _ = browser.cmd(
         "POST",
@@ -1313,7 +1360,7 @@ fn print_run(app: App, run: usize, r: &Run) {
         Some(ms) => println!(
             "  {:<6} run {}: {:>9.1} ms (change event at {:.1} ms), renderer RSS {:.0} MB \
              (peak {:.0} MB, {:.0} MB after GC, {} renderers), JS heap {:.1} MB, longest task \
-             {:.0} ms ({} long)",
+             {:.0} ms ({} long), main thread busy {:.0} ms",
             app.name(),
             run + 1,
             ms,
@@ -1325,6 +1372,7 @@ fn print_run(app: App, run: usize, r: &Run) {
             r.js_heap_mb.unwrap_or(f64::NAN),
             r.longest_task_ms.unwrap_or(f64::NAN),
             r.long_tasks,
+            r.main_thread_ms.unwrap_or(f64::NAN),
         ),
         None => println!(
             "  {:<6} run {}: {}: {} ({:.0} s)",
@@ -1358,7 +1406,7 @@ fn print_run(app: App, run: usize, r: &Run) {
 fn print_interaction(run: usize, i: &Interaction) {
     println!(
         "  graft  run {}: expand one section {:.1} ms ({} -> {} boxes drawn); \
-         idle {:.1} fps; drag {:.1} fps (worst frame {:.1} ms, {} redraws){}{}",
+         idle {:.1} fps; drag {:.1} fps (worst frame {:.1} ms, {} redraws){}{}{}",
         run + 1,
         i.expand_ms.unwrap_or(f64::NAN),
         i.items_before,
@@ -1381,6 +1429,15 @@ fn print_interaction(run: usize, i: &Interaction) {
                 median(i.compare_ms.clone()).unwrap_or(f64::NAN),
                 median(i.compare_file_ms.clone()).unwrap_or(f64::NAN),
             )
+        },
+        match i.expand_all_ms {
+            Some(ms) => format!(
+                "; expand all {ms:.1} ms, main thread {:.1} ms, longest task {:.0} ms, {} boxes",
+                i.expand_all_main_ms.unwrap_or(f64::NAN),
+                i.expand_all_longest_ms.unwrap_or(f64::NAN),
+                i.expand_all_items
+            ),
+            None => String::new(),
         },
         if i.error.is_empty() {
             String::new()
@@ -1486,6 +1543,12 @@ fn markdown(results: &[ModelResult]) -> String {
             .iter()
             .map(|app| format!("{} longest task ms", app.title())),
     );
+    head.push("Graft main thread ms".into());
+    head.extend(
+        peers
+            .iter()
+            .map(|app| format!("{} main thread ms", app.title())),
+    );
     s.push_str(&format!("| {} |\n", head.join(" | ")));
     s.push_str(&format!("|---|{}\n", "---:|".repeat(head.len() - 1)));
     let longest = |runs: &[Run]| {
@@ -1530,6 +1593,12 @@ fn markdown(results: &[ModelResult]) -> String {
         row.extend(result.peers.iter().map(|(_, runs)| mem_cell(runs)));
         row.push(longest(graft));
         row.extend(result.peers.iter().map(|(_, runs)| longest(runs)));
+        let busy = |runs: &[Run]| {
+            median(ok_values(runs, |r| r.main_thread_ms))
+                .map_or("—".to_string(), |v| format!("{v:.0}"))
+        };
+        row.push(busy(graft));
+        row.extend(result.peers.iter().map(|(_, runs)| busy(runs)));
         s.push_str(&format!("| {} |\n", row.join(" | ")));
     }
     let inter: Vec<_> = results
@@ -1542,8 +1611,9 @@ fn markdown(results: &[ModelResult]) -> String {
             "\n| model (Graft) | expand one section, median ms | idle fps | drag fps, median | \
              worst drag frame ms | set attribute ms | its undo ms | rename node ms | its undo ms | \
              inline preview update ms | compare with the model as opened ms | \
-             compare with a 1%-changed file ms |\n\
-             |---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
+             compare with a 1%-changed file ms | expand all ms | its main-thread ms | \
+             its longest task ms | boxes drawn |\n\
+             |---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
         );
         for (model, i) in inter {
             let expand = median(i.iter().filter_map(|x| x.expand_ms).collect());
@@ -1562,7 +1632,7 @@ fn markdown(results: &[ModelResult]) -> String {
                 median(i.iter().flat_map(|x| pick(x).iter().copied()).collect())
             };
             s.push_str(&format!(
-                "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
+                "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
                 model.name,
                 f(expand, 1),
                 f(idle, 1),
@@ -1575,6 +1645,10 @@ fn markdown(results: &[ModelResult]) -> String {
                 f(all(|x| &x.inline_preview_ms), 1),
                 f(all(|x| &x.compare_ms), 1),
                 f(all(|x| &x.compare_file_ms), 1),
+                f(median(i.iter().filter_map(|x| x.expand_all_ms).collect()), 1),
+                f(median(i.iter().filter_map(|x| x.expand_all_main_ms).collect()), 1),
+                f(i.iter().filter_map(|x| x.expand_all_longest_ms).reduce(f64::max), 0),
+                i.first().map_or(0, |x| x.expand_all_items),
             ));
         }
     }
@@ -1595,6 +1669,7 @@ fn run_json(r: &Run) -> Value {
         "wall_s": r.wall_s,
         "longest_task_ms": r.longest_task_ms,
         "long_tasks": r.long_tasks,
+        "main_thread_ms": r.main_thread_ms,
         "stages_ms": r
             .stages
             .iter()
@@ -1660,6 +1735,10 @@ fn to_json(results: &[ModelResult], runs: usize) -> Value {
                 "inline_preview_ms": i.inline_preview_ms,
                 "compare_ms": i.compare_ms,
                 "compare_file_ms": i.compare_file_ms,
+                "expand_all_ms": i.expand_all_ms,
+                "expand_all_main_thread_ms": i.expand_all_main_ms,
+                "expand_all_longest_task_ms": i.expand_all_longest_ms,
+                "expand_all_boxes_drawn": i.expand_all_items,
                 "error": i.error,
             })).collect::<Vec<_>>(),
         })}).collect::<Vec<_>>(),
@@ -1809,6 +1888,37 @@ const init = { bubbles: true, cancelable: true, view: window, button: 0,
   clientX: box.left + box.width / 2, clientY: box.top + box.height / 2 };
 t0 = performance.now();
 toggle.dispatchEvent(new MouseEvent('click', init));
+"#;
+
+/// Clicks Expand all and waits for the app's `expand_ms` (published once the new
+/// picture is painted); returns it, the longest main-thread task meanwhile (0: none
+/// over 50 ms) and the boxes drawn.
+const EXPAND_ALL: &str = r#"
+const done = arguments[arguments.length - 1];
+const t = window.__graftTimings || (window.__graftTimings = {});
+delete t.expand_ms;
+let longest = 0;
+const observer = new PerformanceObserver(list => {
+  for (const e of list.getEntries()) longest = Math.max(longest, e.duration);
+});
+observer.observe({ type: 'longtask' });
+const start = performance.now();
+document.querySelector('[data-testid="expand-all"]').click();
+const poll = () => {
+  const ms = (window.__graftTimings || {}).expand_ms;
+  if (ms !== undefined) {
+    setTimeout(() => {
+      observer.disconnect();
+      const items = document.querySelectorAll('[data-testid="graph"] g[data-item]').length;
+      done({ ms, longest, items });
+    }, 200);
+  } else if (performance.now() - start > 60000) {
+    done({ error: 'expand all did not finish in 60 s' });
+  } else {
+    setTimeout(poll, 20);
+  }
+};
+poll();
 "#;
 
 /// Counts animation frames: `arguments[0]` whether to drag the graph (mousedown, one
