@@ -1,5 +1,7 @@
-//! The browser, and the only module that touches web-sys and js-sys: reading files the
-//! user picked or dropped, fetching a bundled example, and saving bytes as a download.
+//! The browser, and the only module that touches web-sys and js-sys: starting the
+//! engine's worker and carrying the messages both ways, reading files the user picked
+//! or dropped and fetching a bundled example (in the worker), and saving bytes as a
+//! download (on the page).
 //! Everything it hands to the rest of the app is plain Rust (`LoadedFile`, `Bytes`,
 //! `String` errors), so `state.rs` and the components stay free of browser types.
 
@@ -56,6 +58,32 @@ impl PickedFiles {
     /// Files the page sent to the worker.
     pub fn from_files(files: Vec<File>) -> Self {
         Self(files)
+    }
+
+    /// Takes out every file but the model (the first `is_model` accepts, else the
+    /// first), each kept as a source that reads a range of it when asked
+    /// (`FileReaderSync`, in the engine's worker): a data file is never read whole.
+    pub fn take_data_files(
+        &mut self,
+        is_model: impl Fn(&str) -> bool,
+    ) -> Vec<(String, Rc<dyn graft::external::ReadRange>)> {
+        let Some(index) = self
+            .0
+            .iter()
+            .position(|f| is_model(&f.name()))
+            .or_else(|| (!self.0.is_empty()).then_some(0))
+        else {
+            return Vec::new();
+        };
+        let model = self.0.remove(index);
+        let data = std::mem::replace(&mut self.0, vec![model]);
+        data.into_iter()
+            .map(|file| {
+                let name = file.name();
+                let source: Rc<dyn graft::external::ReadRange> = Rc::new(FileRanges(file));
+                (name, source)
+            })
+            .collect()
     }
 
     pub fn is_empty(&self) -> bool {
@@ -126,6 +154,33 @@ impl PickedFiles {
             });
         }
         Ok(loaded)
+    }
+}
+
+/// A file read a range at a time, synchronously (`FileReaderSync` exists in workers
+/// only: the engine's).
+struct FileRanges(File);
+
+impl graft::external::ReadRange for FileRanges {
+    fn len(&self) -> u64 {
+        self.0.size() as u64
+    }
+
+    fn read(&self, start: u64, end: u64) -> Result<Bytes, String> {
+        let name = self.0.name();
+        let failed = |e: JsValue| format!("{name}: could not read it ({})", js_message(&e));
+        let slice = self
+            .0
+            .slice_with_f64_and_f64(start as f64, end as f64)
+            .map_err(failed)?;
+        let buffer = web_sys::FileReaderSync::new()
+            .and_then(|r| r.read_as_array_buffer(&slice))
+            .map_err(failed)?;
+        let bytes = Uint8Array::new(&buffer).to_vec();
+        if bytes.len() as u64 != end - start {
+            return Err(format!("{name}: the file changed since it was opened"));
+        }
+        Ok(Bytes::from(bytes))
     }
 }
 

@@ -1173,9 +1173,11 @@ fn edit_timings(browser: &Browser, path: &Path, out: &mut Interaction) -> Result
     // its `alpha` written out) and time edits of its `alpha`.
     let add = browser.wait_for(&testid("node-add-op"), wait)?;
     browser.send_keys(&add, "LeakyRelu\u{E007}")?;
+    // Its title, not just its name anywhere in the panel: the node's own panel names
+    // the op it is adding until the engine's update selects the new node.
     wait_until(wait, "the added LeakyRelu selected", || {
         let props = browser.text(&browser.wait_for(&testid("properties"), wait)?)?;
-        Ok(props.contains("LeakyRelu").then_some(()))
+        Ok(props.starts_with("LeakyRelu").then_some(()))
     })?;
     for k in 0..EDIT_ROUNDS {
         let field = browser.wait_for(&testid("node-set-attr"), wait)?;

@@ -84,10 +84,10 @@ pub fn GraphPanel() -> impl IntoView {
             size.set((w, h));
         }
     };
-    // Fits the whole graph; with `readable`, never below a zoom where text is drawn
-    // (the graph's top then shows first, as a page would).
     // The region drawn (see the effect that sets it, below).
     let drawn = RwSignal::new(None::<(Rect, Detail, u64)>);
+    // Fits the whole graph; with `readable`, never below a zoom where text is drawn
+    // (the graph's top then shows first, as a page would).
     let fit_with = move |readable: bool| {
         measure();
         let Some((gw, gh)) = state.graph_size() else {

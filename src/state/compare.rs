@@ -233,7 +233,7 @@ impl Session {
 
     /// Compares the open model with the model among `files`.
     pub fn compare_with_files(&mut self, files: Vec<LoadedFile>) -> Result<(), String> {
-        let (name, other, _) = load_model(files)?;
+        let (name, other, _) = load_model(files, Vec::new())?;
         let open = self
             .open
             .as_ref()

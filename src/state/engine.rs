@@ -94,7 +94,7 @@ fn handle(seq: u64, request: Request, files: PickedFiles) {
                     None => Origin::Files,
                 };
                 let files = fetch(ticket, name.clone(), &url).await;
-                load(seq, ticket, &name, origin, files).await;
+                load(seq, ticket, &name, origin, files, Vec::new()).await;
             });
             None
         }
@@ -102,18 +102,22 @@ fn handle(seq: u64, request: Request, files: PickedFiles) {
             let name = url.rsplit('/').next().unwrap_or(&url).to_string();
             open_with(format!("Opening {name}…"), move |ticket| async move {
                 let files = fetch(ticket, name.clone(), &url).await;
-                load(seq, ticket, &name, Origin::Files, files).await;
+                load(seq, ticket, &name, Origin::Files, files, Vec::new()).await;
             });
             None
         }
         Request::OpenFiles => {
             if !files.is_empty() {
                 let names = files.names();
+                // Only the model is read now; its data files are read a tensor at a
+                // time when an export or a comparison needs the bytes.
+                let mut files = files;
+                let sources = files.take_data_files(is_model_name);
                 open_with(format!("Opening {names}…"), move |ticket| async move {
                     let started = platform::now_ms();
                     let read = files.read(&mut read_progress(ticket, &names)).await;
                     platform::publish_timing("open_read_ms", platform::now_ms() - started);
-                    load(seq, ticket, &names, Origin::Files, read).await;
+                    load(seq, ticket, &names, Origin::Files, read, sources).await;
                 });
             }
             None
@@ -691,9 +695,10 @@ async fn load(
     name: &str,
     origin: Origin,
     files: Result<Vec<LoadedFile>, String>,
+    sources: DataSources,
 ) {
     let started = platform::now_ms();
-    let opened = stages(ticket, name, origin, files).await;
+    let opened = stages(ticket, name, origin, files, sources).await;
     if let Some(opened) = opened {
         let shown = platform::now_ms();
         change(|s| s.finish_open(ticket, opened));
@@ -711,6 +716,7 @@ async fn stages(
     name: &str,
     origin: Origin,
     files: Result<Vec<LoadedFile>, String>,
+    sources: DataSources,
 ) -> Option<Result<OpenModel, String>> {
     fn timed<T>(stage: &str, f: impl FnOnce() -> T) -> T {
         let started = platform::now_ms();
@@ -722,7 +728,7 @@ async fn stages(
         return None;
     }
     let decoded = timed("decode", || {
-        files.and_then(|files| Loading::decode(files, origin))
+        files.and_then(|files| Loading::decode(files, sources, origin))
     });
     let mut loading = match decoded {
         Ok(loading) => loading,

@@ -23,7 +23,7 @@ use super::{LoadedFile, OpenModel, Session, load_model, open_model};
 #[derive(Debug)]
 pub(super) struct Draft {
     guest_name: String,
-    guest: std::sync::Arc<Model>,
+    guest: std::rc::Rc<Model>,
     /// Guest inputs and outputs with their printed types.
     inputs: Vec<(String, Option<String>)>,
     outputs: Vec<(String, Option<String>)>,
@@ -105,7 +105,7 @@ impl Session {
         if self.open.is_none() {
             return Err("Open a model to inline into first.".into());
         }
-        let (guest_name, guest, _) = load_model(files)?;
+        let (guest_name, guest, _) = load_model(files, Vec::new())?;
         if guest.graph.is_none() {
             return Err(format!("{guest_name} has no graph to inline."));
         }
@@ -129,7 +129,7 @@ impl Session {
             exposed: vec![true; outputs.len()],
             inputs,
             outputs,
-            guest: std::sync::Arc::new(guest),
+            guest: std::rc::Rc::new(guest),
             prefix,
             as_function: None,
             host: None,

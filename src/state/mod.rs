@@ -1,7 +1,8 @@
 //! The session: which model is open, its summary, what is loading, and the error to
-//! show. [`Session`] is plain Rust (the open/replace rules live here); [`AppState`] is
-//! the reactive handle the components share, and the only place that starts browser
-//! work through `platform`.
+//! show. [`Session`] is plain Rust (the open/replace rules live here) and lives in the
+//! engine's Web Worker (`engine`), which runs the page's requests on it; [`AppState`]
+//! is the page's reactive handle the components share: it sends the requests
+//! (`protocol`) and keeps what the engine sends back in signals.
 //!
 //! One module per concern, each an `impl Session` block (in the style of message
 //! handlers): `opening` (loads, the banner, export), `document` (every edit, checked
@@ -9,7 +10,8 @@
 //! (search, links, the selection across states), `problems`, `properties` (the panel
 //! and the editors it offers), `node_edit` (the node and terminal editors, the text
 //! pane), `calls` (a call's attributes and specialization), `library` (the function
-//! library's actions), `inline` (the inline dialog); `handle` is [`AppState`]. This
+//! library's actions), `inline` (the inline dialog); `engine`, `protocol` and `handle`
+//! ([`AppState`]) as above. This
 //! file holds the types they share: the session, the open model, examples, field
 //! errors.
 
@@ -388,11 +390,15 @@ fn hits(view: &View, found: Vec<ItemId>) -> Vec<SearchHit> {
         .collect()
 }
 
+/// Data files opened with a model and kept where they are: each read a tensor at a
+/// time when its bytes are needed (an export, a comparison), by file name.
+pub type DataSources = Vec<(String, std::rc::Rc<dyn graft::external::ReadRange>)>;
+
 /// Opens the model among `files` (the others are its external-data files), all its
 /// stages at once (the tests' way; the app runs them a turn apart).
 #[cfg(test)]
 fn open_files(files: Vec<LoadedFile>, origin: Origin) -> Result<OpenModel, String> {
-    let mut loading = Loading::decode(files, origin)?;
+    let mut loading = Loading::decode(files, Vec::new(), origin)?;
     loading.check();
     loading.infer();
     Ok(loading.lay_out())
@@ -411,9 +417,14 @@ pub struct Loading {
 }
 
 impl Loading {
-    /// The first stage: imports the model among `files` and attaches the others.
-    pub fn decode(files: Vec<LoadedFile>, origin: Origin) -> Result<Loading, String> {
-        let (name, model, imported) = load_model(files)?;
+    /// The first stage: imports the model among `files` and attaches the others and
+    /// `sources` as its data files.
+    pub fn decode(
+        files: Vec<LoadedFile>,
+        sources: DataSources,
+        origin: Origin,
+    ) -> Result<Loading, String> {
+        let (name, model, imported) = load_model(files, sources)?;
         Ok(Loading {
             name,
             origin,
@@ -467,22 +478,34 @@ fn summary_of(model: &Model, imported: &[Diagnostic], checked: &graft::check::Ch
     Summary::of(model, &diagnostics)
 }
 
-/// Imports the model among `files` and attaches the others as its external data.
-/// Returns its file name, the model and the importer's diagnostics.
-fn load_model(mut files: Vec<LoadedFile>) -> Result<(String, Model, Vec<Diagnostic>), String> {
+/// Imports the model among `files` and attaches the others, and `sources`, as its
+/// external data. Returns its file name, the model and the importer's diagnostics.
+fn load_model(
+    mut files: Vec<LoadedFile>,
+    sources: DataSources,
+) -> Result<(String, Model, Vec<Diagnostic>), String> {
+    use graft::external::DataFile;
     let index = model_file(&files).ok_or("No file was given.")?;
     let main = files.remove(index);
     let imported = graft::import(main.bytes).map_err(|e| format!("{}: {e}", main.name))?;
     let mut model = imported.model;
     let mut diagnostics = imported.diagnostics;
-    for data in files {
-        if !attach(&mut model, &data) {
+    let data = files
+        .into_iter()
+        .map(|f| (f.name, DataFile::Bytes(f.bytes)))
+        .chain(
+            sources
+                .into_iter()
+                .map(|(name, s)| (name, DataFile::Source(s))),
+        );
+    for (name, file) in data {
+        if !attach(&mut model, &name, file) {
             diagnostics.push(Diagnostic::new(
                 Severity::Warning,
                 "app.unused-file",
                 format!(
-                    "{} was opened with the model, but no tensor of {} keeps its data there",
-                    data.name, main.name
+                    "{name} was opened with the model, but no tensor of {} keeps its data there",
+                    main.name
                 ),
                 String::new(),
             ));
@@ -625,28 +648,33 @@ fn edited_model(
     }
 }
 
+/// Whether a file opened with others is the model (the first such is; else the
+/// first file).
+pub fn is_model_name(name: &str) -> bool {
+    name.to_ascii_lowercase().ends_with(".onnx")
+}
+
 /// Which file is the model: the first `.onnx` one, else the first.
 fn model_file(files: &[LoadedFile]) -> Option<usize> {
-    let is_onnx = |f: &LoadedFile| f.name.to_ascii_lowercase().ends_with(".onnx");
     files
         .iter()
-        .position(is_onnx)
+        .position(|f| is_model_name(&f.name))
         .or_else(|| (!files.is_empty()).then_some(0))
 }
 
-/// Attaches a data file under its own name and under every external location that ends
-/// in that name (a model may refer to `weights/model.data`; a browser only gives the
-/// file name). Returns whether the model refers to it.
-fn attach(model: &mut Model, data: &LoadedFile) -> bool {
+/// Attaches the data file `name` under its own name and under every external location
+/// that ends in that name (a model may refer to `weights/model.data`; a browser only
+/// gives the file name). Returns whether the model refers to it.
+fn attach(model: &mut Model, name: &str, file: graft::external::DataFile) -> bool {
     let locations: Vec<String> = model
         .external_locations()
         .into_iter()
-        .filter(|l| l.rsplit(['/', '\\']).next() == Some(data.name.as_str()))
+        .filter(|l| l.rsplit(['/', '\\']).next() == Some(name))
         .collect();
-    model.attach_external(data.name.clone(), data.bytes.clone());
     for location in &locations {
-        model.attach_external(location.clone(), data.bytes.clone());
+        model.external_files.insert(location.clone(), file.clone());
     }
+    model.external_files.insert(name.to_string(), file);
     !locations.is_empty()
 }
 

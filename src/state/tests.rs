@@ -689,8 +689,12 @@ fn a_cancelled_load_leaves_the_open_model_as_it_was() {
     let serial = session.open().map(|o| o.serial);
     let ticket = session.begin("Opening silero_vad.onnx…");
     assert!(session.progress(ticket, "Decoding silero_vad.onnx…".into()));
-    let mut loading = Loading::decode(vec![example_file("silero_vad.onnx")], Origin::Files)
-        .expect("silero_vad decodes");
+    let mut loading = Loading::decode(
+        vec![example_file("silero_vad.onnx")],
+        Vec::new(),
+        Origin::Files,
+    )
+    .expect("silero_vad decodes");
     loading.check();
     session.cancel_open();
     assert_eq!(session.pending(), None);
@@ -874,4 +878,66 @@ main (float[4] x) => (float[4] y) {
     let before = session.comparison();
     assert!(session.compare_with_files(vec![junk("junk.onnx")]).is_err());
     assert_eq!(session.comparison(), before);
+}
+
+/// A data file read a range at a time, counting the bytes read.
+struct Ranges {
+    file: Vec<u8>,
+    read: std::cell::Cell<u64>,
+}
+
+impl graft::external::ReadRange for Ranges {
+    fn len(&self) -> u64 {
+        self.file.len() as u64
+    }
+
+    fn read(&self, start: u64, end: u64) -> Result<bytes::Bytes, String> {
+        self.read.set(self.read.get() + (end - start));
+        Ok(bytes::Bytes::copy_from_slice(
+            &self.file[start as usize..end as usize],
+        ))
+    }
+}
+
+#[test]
+fn a_data_file_opened_with_its_model_is_read_only_when_an_export_needs_it() {
+    let model = text_file(
+        "weights.onnx",
+        r#"<ir_version: 10, opset_import: ["": 18]>
+main (float[4] x) => (float[4] y) <float[4] w = ["location": "w.bin", "offset": "8", "length": "16"]> {
+  y = Mul(x, w)
+}"#,
+    );
+    let mut file = vec![0u8; 8];
+    for v in [1.0f32, 2.0, 3.0, 4.0] {
+        file.extend_from_slice(&v.to_le_bytes());
+    }
+    file.extend_from_slice(&[7; 4096]);
+    let source = std::rc::Rc::new(Ranges {
+        file,
+        read: std::cell::Cell::new(0),
+    });
+    let mut session = Session::default();
+    let ticket = session.begin("test");
+    let opened = Loading::decode(
+        vec![model],
+        vec![("w.bin".into(), source.clone())],
+        Origin::Files,
+    )
+    .map(|mut loading| {
+        loading.check();
+        loading.infer();
+        loading.lay_out()
+    });
+    session.finish_open(ticket, opened);
+    let open = session.open().expect("opened");
+    assert_eq!(open.summary.external_files, [("w.bin".to_string(), true)]);
+    assert!(session.problems().iter().all(|p| !p.error));
+    assert_eq!(source.read.get(), 0, "opening reads none of the data file");
+    let (_, bytes) = session.export().expect("exports");
+    assert_eq!(source.read.get(), 16, "the export reads the tensor's bytes");
+    let exported = graft::import(bytes::Bytes::from(bytes))
+        .expect("imports")
+        .model;
+    assert!(exported.external_locations().is_empty());
 }

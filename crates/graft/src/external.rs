@@ -1,16 +1,82 @@
 //! External data: tensors whose bytes live in another file, named relative to the
-//! model. The core never opens files; the CLI or the app attaches the bytes of a data
-//! file with [`Model::attach_external`], and the references stay as they are until an
-//! export asks to embed them.
+//! model. The core never opens files; the CLI or the app attaches a data file with
+//! [`Model::attach_external`] (its bytes) or [`Model::attach_external_source`] (a
+//! source that reads a range when asked: the app's engine keeps the browser's file
+//! handle and reads only the tensors an export or a comparison needs), and the
+//! references stay as they are until an export asks to embed them.
+
+use std::rc::Rc;
 
 use bytes::Bytes;
 
 use crate::ir::{ExternalRef, Model, Tensor};
 
+/// Reads ranges of a data file that is not in memory.
+pub trait ReadRange {
+    /// The file's length in bytes.
+    fn len(&self) -> u64;
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    /// The bytes `start..end` (within `len`), or why they cannot be read.
+    fn read(&self, start: u64, end: u64) -> Result<Bytes, String>;
+}
+
+/// An attached data file.
+#[derive(Clone)]
+pub enum DataFile {
+    Bytes(Bytes),
+    Source(Rc<dyn ReadRange>),
+}
+
+impl DataFile {
+    pub fn len(&self) -> u64 {
+        match self {
+            DataFile::Bytes(b) => b.len() as u64,
+            DataFile::Source(s) => s.len(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    fn read(&self, start: u64, end: u64) -> Result<Bytes, String> {
+        match self {
+            DataFile::Bytes(b) => {
+                let at = |v: u64| usize::try_from(v).map_err(|_| "offset too large".to_string());
+                Ok(b.slice(at(start)?..at(end)?))
+            }
+            DataFile::Source(s) => s.read(start, end),
+        }
+    }
+}
+
+impl std::fmt::Debug for DataFile {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            DataFile::Bytes(b) => write!(f, "DataFile::Bytes({} bytes)", b.len()),
+            DataFile::Source(s) => write!(f, "DataFile::Source({} bytes)", s.len()),
+        }
+    }
+}
+
 impl Model {
     /// Makes the bytes of the data file `location` available to this model.
     pub fn attach_external(&mut self, location: impl Into<String>, data: Bytes) {
-        self.external_files.insert(location.into(), data);
+        self.external_files
+            .insert(location.into(), DataFile::Bytes(data));
+    }
+
+    /// Makes the data file `location` available through `source`, read a tensor at a
+    /// time when its bytes are needed.
+    pub fn attach_external_source(
+        &mut self,
+        location: impl Into<String>,
+        source: Rc<dyn ReadRange>,
+    ) {
+        self.external_files
+            .insert(location.into(), DataFile::Source(source));
     }
 
     /// Every external reference of every tensor in the model (initializers of all
@@ -24,20 +90,23 @@ impl Model {
     }
 }
 
-/// The bytes of an external tensor, from the attached data file.
-pub(crate) fn resolve(model: &Model, tensor: &Tensor, ext: &ExternalRef) -> Result<Bytes, String> {
+/// The attached file of an external tensor and the range its bytes take there, or why
+/// there is none: the file is missing, or the range runs past its end.
+fn locate<'m>(
+    model: &'m Model,
+    tensor: &Tensor,
+    ext: &ExternalRef,
+) -> Result<(&'m DataFile, u64, u64), String> {
     let file = model.external_files.get(&ext.location).ok_or_else(|| {
         format!(
             "data file {:?} is missing (not beside the model, or not supplied with it)",
             ext.location
         )
     })?;
-    let expected = tensor.payload_bytes();
-    let length = ext.length.unwrap_or(expected);
-    let start = usize::try_from(ext.offset).map_err(|_| "offset too large".to_string())?;
-    let len = usize::try_from(length).map_err(|_| "length too large".to_string())?;
-    let end = start
-        .checked_add(len)
+    let length = ext.length.unwrap_or_else(|| tensor.payload_bytes());
+    let end = ext
+        .offset
+        .checked_add(length)
         .filter(|&end| end <= file.len())
         .ok_or_else(|| {
             format!(
@@ -48,5 +117,17 @@ pub(crate) fn resolve(model: &Model, tensor: &Tensor, ext: &ExternalRef) -> Resu
                 file.len()
             )
         })?;
-    Ok(file.slice(start..end))
+    Ok((file, ext.offset, end))
+}
+
+/// The bytes of an external tensor, from the attached data file.
+pub(crate) fn resolve(model: &Model, tensor: &Tensor, ext: &ExternalRef) -> Result<Bytes, String> {
+    let (file, start, end) = locate(model, tensor, ext)?;
+    file.read(start, end)
+}
+
+/// Whether an external tensor's bytes are there to read (its file attached, its range
+/// inside it), without reading them.
+pub(crate) fn check(model: &Model, tensor: &Tensor, ext: &ExternalRef) -> Result<(), String> {
+    locate(model, tensor, ext).map(drop)
 }

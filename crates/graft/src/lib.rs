@@ -9,7 +9,7 @@ pub mod codec;
 pub mod diag;
 pub mod diff;
 pub mod edit;
-mod external;
+pub mod external;
 pub mod hash;
 pub mod infer;
 pub mod inline;

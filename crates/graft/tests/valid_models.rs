@@ -187,6 +187,62 @@ fn missing_or_short_external_data_is_an_error_of_the_checker() {
     assert_eq!(codes(&m, Severity::Error), Vec::<&str>::new());
 }
 
+/// A data file read a range at a time, counting the bytes read.
+struct Ranges {
+    file: Vec<u8>,
+    read: std::cell::Cell<u64>,
+}
+
+impl graft::external::ReadRange for Ranges {
+    fn len(&self) -> u64 {
+        self.file.len() as u64
+    }
+
+    fn read(&self, start: u64, end: u64) -> Result<Bytes, String> {
+        self.read.set(self.read.get() + (end - start));
+        Ok(Bytes::copy_from_slice(
+            &self.file[start as usize..end as usize],
+        ))
+    }
+}
+
+#[test]
+fn a_data_file_kept_as_a_source_is_checked_without_reading_and_read_a_tensor_at_a_time() {
+    let mut m = parse(EXTERNAL);
+    let mut file = vec![0xAAu8; 8];
+    for v in [1.0f32, 2.0, 3.0, 4.0] {
+        file.extend_from_slice(&v.to_le_bytes());
+    }
+    file.extend_from_slice(&[0xBB; 1000]);
+    let source = std::rc::Rc::new(Ranges {
+        file: file.clone(),
+        read: std::cell::Cell::new(0),
+    });
+    m.attach_external_source("w.bin", source.clone());
+    assert_eq!(codes(&m, Severity::Error), Vec::<&str>::new());
+    assert_eq!(source.read.get(), 0, "the checker reads nothing");
+    // Short: the checker says so, still without reading.
+    let mut short = parse(EXTERNAL);
+    short.attach_external_source(
+        "w.bin",
+        std::rc::Rc::new(Ranges {
+            file: vec![0; 20],
+            read: std::cell::Cell::new(0),
+        }),
+    );
+    assert_eq!(codes(&short, Severity::Error), ["check.external-data"]);
+    // An export that embeds the data reads the tensor's 16 bytes, nothing more.
+    let options = ExportOptions {
+        embed_external: true,
+        ..ExportOptions::default()
+    };
+    let bytes = graft::export(&m, &options).unwrap();
+    assert_eq!(source.read.get(), 16);
+    let embedded = graft::import(Bytes::from(bytes)).unwrap().model;
+    let tensor = &embedded.all_initializers().next().unwrap().1.tensor;
+    assert_eq!(tensor.raw_data.as_deref(), Some(&file[8..24]));
+}
+
 #[test]
 fn an_export_elsewhere_moves_only_the_used_bytes_into_a_new_data_file() {
     let mut m = parse(EXTERNAL);

@@ -93,7 +93,7 @@ impl<'m> Checker<'m> {
             let Some(ext) = tensor.external_ref() else {
                 continue;
             };
-            if let Err(reason) = crate::external::resolve(model, tensor, &ext) {
+            if let Err(reason) = crate::external::check(model, tensor, &ext) {
                 let name = value.map_or("", |v| model.value(v).name.as_str());
                 self.error(
                     "check.external-data",

@@ -110,7 +110,7 @@ pub enum Change {
     },
     /// Inlines `guest` as `options` say (`options.target` `None`: the main graph).
     InlineModel {
-        guest: Arc<Model>,
+        guest: std::rc::Rc<Model>,
         options: InlineOptions,
     },
     InlineCalls {
@@ -479,7 +479,7 @@ impl Edit {
                     },
                 };
                 Change::InlineModel {
-                    guest: Arc::new(guest),
+                    guest: std::rc::Rc::new(guest),
                     options: InlineOptions {
                         bindings: bindings.clone(),
                         expose: expose

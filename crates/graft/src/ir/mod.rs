@@ -56,8 +56,9 @@ pub struct Model {
     /// Fields the input had that the vendored onnx.proto does not declare (a newer
     /// ONNX). Export refuses to drop them unless told to.
     pub unknown_fields: Vec<UnknownField>,
-    /// Bytes of external-data files, by the location tensors name them with.
-    pub external_files: std::collections::BTreeMap<String, bytes::Bytes>,
+    /// External-data files, by the location tensors name them with: their bytes, or a
+    /// source that reads a range when a tensor's bytes are needed.
+    pub external_files: std::collections::BTreeMap<String, crate::external::DataFile>,
 }
 
 /// A field present in the input that the vendored schema does not declare.
