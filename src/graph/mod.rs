@@ -588,19 +588,20 @@ fn Properties() -> impl IntoView {
 fn FunctionLibrary(on_jump: impl Fn(ItemId) + Copy + Send + Sync + 'static) -> impl IntoView {
     let state = expect_context::<AppState>();
     let open = RwSignal::new(None::<usize>);
-    let sites = RwSignal::new(Vec::<SearchHit>::new());
+    // The call sites, once the engine has found them (the entry opens then).
+    let sites = RwSignal::new(None::<Vec<SearchHit>>);
     let library = Memo::new(move |_| state.function_library());
     // A new model: nothing is open in the library.
     Effect::new(move |_| {
         let _ = state.name.get();
         open.set(None);
-        sites.set(Vec::new());
+        sites.set(None);
     });
     let rename = RwSignal::new(String::new());
     // After an action the list changes under the panel: close it.
     let close = move || {
         open.set(None);
-        sites.set(Vec::new());
+        sites.set(None);
     };
     let show = move |f: &FunctionInfo| {
         let index = f.index;
@@ -623,26 +624,30 @@ fn FunctionLibrary(on_jump: impl Fn(ItemId) + Copy + Send + Sync + 'static) -> i
                     on:click=move |_| {
                         if open.get_untracked() == Some(index) {
                             open.set(None);
-                            sites.set(Vec::new());
+                            sites.set(None);
                         } else {
                             open.set(Some(index));
-                            state.call_sites(index, move |hits| sites.set(hits));
+                            state.call_sites(index, move |hits| {
+                                if open.get_untracked() == Some(index) {
+                                    sites.set(Some(hits));
+                                }
+                            });
                         }
                     }
                 >
                     {title}
                 </button>
-                <Show when=move || open.get() == Some(index)>
+                <Show when=move || open.get() == Some(index) && sites.with(Option::is_some)>
                     <ul class="lib-attrs">{attributes.clone()}</ul>
                     <p class="lib-doc">{doc.clone()}</p>
                     <p class="lib-count" data-testid="call-site-count">
-                        {move || format!("{} call sites", sites.get().len())}
+                        {move || format!("{} call sites", sites.with(|s| s.as_ref().map_or(0, Vec::len)))}
                     </p>
                     <div class="lib-actions">
                         <button
                             data-testid="lib-inline-all"
                             title="Replace every call by the function's body (undo with Ctrl+Z)"
-                            disabled=move || sites.get().is_empty()
+                            disabled=move || sites.with(|s| s.as_ref().is_none_or(Vec::is_empty))
                             on:click=move |_| {
                                 state.library_inline_all(index);
                                 close();
@@ -653,7 +658,7 @@ fn FunctionLibrary(on_jump: impl Fn(ItemId) + Copy + Send + Sync + 'static) -> i
                         <button
                             data-testid="lib-specialize-all"
                             title="Specialize every call whose attributes are all constant into its overload (undo with Ctrl+Z)"
-                            disabled=move || sites.get().is_empty()
+                            disabled=move || sites.with(|s| s.as_ref().is_none_or(Vec::is_empty))
                             on:click=move |_| {
                                 state.library_specialize_all(index);
                                 close();
@@ -664,7 +669,7 @@ fn FunctionLibrary(on_jump: impl Fn(ItemId) + Copy + Send + Sync + 'static) -> i
                         <button
                             data-testid="lib-delete"
                             title="Remove the function (only when nothing calls it)"
-                            disabled=move || !sites.get().is_empty()
+                            disabled=move || sites.with(|s| s.as_ref().is_some_and(|v| !v.is_empty()))
                             on:click=move |_| {
                                 state.library_delete(index);
                                 close();
@@ -698,7 +703,7 @@ fn FunctionLibrary(on_jump: impl Fn(ItemId) + Copy + Send + Sync + 'static) -> i
                         " keep when no call is left"
                     </label>
                     <ul class="search-results">
-                        <For each=move || sites.get() key=|h| h.item let:hit>
+                        <For each=move || sites.get().unwrap_or_default() key=|h| h.item let:hit>
                             <li data-testid="call-site" on:click=move |_| on_jump(hit.item)>
                                 <span class="hit-title">{hit.title.clone()}</span>
                                 " "

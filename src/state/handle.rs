@@ -35,6 +35,9 @@ struct Link {
     /// The last `Select` sent: the engine's selection is taken only from updates
     /// that handled it.
     selected_at: u64,
+    /// The last Cancel of an open: the banner goes at once, and an update sent before
+    /// the engine took the Cancel does not bring it back.
+    cancelled_at: u64,
     waiting: Waiting,
 }
 
@@ -43,6 +46,7 @@ thread_local! {
         worker: None,
         seq: 0,
         selected_at: 0,
+        cancelled_at: 0,
         waiting: Waiting::default(),
     });
 }
@@ -210,7 +214,10 @@ impl AppState {
         if let Some(p) = update.palette {
             self.palette.set(p);
         }
-        if let Some(m) = update.messages {
+        if let Some(mut m) = update.messages {
+            if update.seq < LINK.with(|l| l.borrow().cancelled_at) {
+                m.pending = None;
+            }
             self.messages.set(m);
         }
         if let Some(d) = update.draft {
@@ -396,9 +403,14 @@ impl AppState {
         }
     }
 
-    /// Stops the open in progress; the model that was open stays as it was.
+    /// Stops the open in progress; the model that was open stays as it was. The
+    /// progress goes at once.
     pub fn cancel_open(self) {
-        self.send(Request::CancelOpen);
+        let seq = self.send(Request::CancelOpen);
+        LINK.with(|l| l.borrow_mut().cancelled_at = seq);
+        if self.messages.with_untracked(|m| m.pending.is_some()) {
+            self.messages.update(|m| m.pending = None);
+        }
     }
 
     /// Opens the inline dialog for the model among the picked or dropped files.
