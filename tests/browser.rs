@@ -283,7 +283,7 @@ fn export_downloads_a_model_equal_to_the_input() {
             choose_files(&app, &[&input]);
             app.wait_for_model(&name);
         }
-        app.browser.click(&app.wait("export-button")).unwrap();
+        app.click("export-button");
         let downloaded = app
             .browser
             .wait_for_download(&name, e2e::TIMEOUT)
@@ -562,7 +562,7 @@ fn text_tab_shows_the_model_and_each_function_as_the_core_prints_them() {
         .model;
     let app = App::open();
     app.wait_for_model(STARTUP_EXAMPLE);
-    app.browser.click(&app.wait("tab-text")).unwrap();
+    app.click("tab-text");
     let text_of = |app: &App| {
         let view = app.wait("text-view");
         app.browser
@@ -841,14 +841,14 @@ fn the_drawn_graph_exports_as_svg_and_png() {
     app.wait("graph-ready");
     toggle(&app, "act1");
     wait_for_graph_text(&app, "value_float = 0.5", "the expanded call");
-    app.browser.click(&app.wait("export-svg")).unwrap();
+    app.click("export-svg");
     let svg = app
         .browser
         .wait_for_download("functions_and_control_flow.svg", e2e::TIMEOUT)
         .unwrap_or_else(|e| panic!("{e}\n{}", app.diagnosis()));
     let text = std::fs::read_to_string(&svg).unwrap();
     assert!(text.starts_with("<svg") && text.contains("value_float = 0.5"));
-    app.browser.click(&app.wait("export-png")).unwrap();
+    app.click("export-png");
     let png = app
         .browser
         .wait_for_download("functions_and_control_flow.png", e2e::TIMEOUT)
@@ -879,10 +879,10 @@ fn a_large_model_gets_a_minimap_that_moves_the_view() {
         .unwrap();
     app.browser.click(&option).unwrap();
     app.wait_for_model("transformer_1000.onnx");
-    app.browser.click(&app.wait("tab-graph")).unwrap();
+    app.click("tab-graph");
     app.wait("graph-ready");
     // Every layer open: far bigger than the screen.
-    app.browser.click(&app.wait("expand-all")).unwrap();
+    app.click("expand-all");
     let minimap = app.wait("minimap");
     let transform = |app: &App| {
         app.browser
@@ -930,11 +930,11 @@ fn expand_all_shows_progress_and_cancel_puts_the_graph_back() {
     app.browser
         .execute("window.__graftWorkBudgetMs = 0;", vec![])
         .unwrap();
-    app.browser.click(&app.wait("expand-all")).unwrap();
+    app.click("expand-all");
     let progress = app.wait("work-progress");
     let text = app.browser.text(&progress).unwrap();
     assert!(text.starts_with("Expanding…"), "{text}");
-    app.browser.click(&app.wait("work-cancel")).unwrap();
+    app.click("work-cancel");
     wait_until(e2e::TIMEOUT, "the progress bar to go", || {
         Ok(app.get("work-progress").is_none().then_some(()))
     })
@@ -952,7 +952,7 @@ fn expand_all_shows_progress_and_cancel_puts_the_graph_back() {
             vec![],
         )
         .unwrap();
-    app.browser.click(&app.wait("expand-all")).unwrap();
+    app.click("expand-all");
     let ms = wait_until(e2e::TIMEOUT, "expand-all to finish", || {
         let v = app
             .browser
@@ -970,14 +970,7 @@ fn expand_all_shows_progress_and_cancel_puts_the_graph_back() {
 
 /// Opens the first function of the library panel.
 fn open_library_entry(app: &App) {
-    let name = app
-        .browser
-        .wait_for(
-            &format!("{} .lib-name", testid("library-function")),
-            e2e::TIMEOUT,
-        )
-        .unwrap();
-    app.browser.click(&name).unwrap();
+    app.click_css(&format!("{} .lib-name", testid("library-function")));
 }
 
 /// Drops `url` (served by the app) as `name` on the element `selector`.
@@ -1055,7 +1048,7 @@ fn a_model_dropped_on_the_inline_zone_is_previewed_applied_and_exported() {
     app.browser.clear(&bind).unwrap();
     app.browser.send_keys(&bind, "x\u{E004}").unwrap();
     app.wait("inline-summary");
-    app.browser.click(&app.wait("inline-apply")).unwrap();
+    app.click("inline-apply");
     wait_until(e2e::TIMEOUT, "the dialog to close", || {
         Ok(app.get("inline-dialog").is_none().then_some(()))
     })
@@ -1066,7 +1059,7 @@ fn a_model_dropped_on_the_inline_zone_is_previewed_applied_and_exported() {
     );
 
     // The exported file passes the native checks, and both outputs agree.
-    app.browser.click(&app.wait("export-button")).unwrap();
+    app.click("export-button");
     let downloaded = app
         .browser
         .wait_for_download("mlp.onnx", e2e::TIMEOUT)
@@ -1081,7 +1074,7 @@ assert np.allclose(a, b), (a, b)
     );
 
     // Undo brings the host back.
-    app.browser.click(&app.wait("undo")).unwrap();
+    app.click("undo");
     wait_until(e2e::TIMEOUT, "the host's drawing", || {
         Ok((graph_text(&app) == host_nodes).then_some(()))
     })
@@ -1097,13 +1090,13 @@ fn the_library_inlines_all_calls_renames_and_undo_brings_them_back() {
     open_library_entry(&app);
     let input = app.wait("lib-rename-input");
     app.browser.send_keys(&input, "my.Block").unwrap();
-    app.browser.click(&app.wait("lib-rename")).unwrap();
+    app.click("lib-rename");
     wait_until(e2e::TIMEOUT, "the renamed function", || {
         let text = app.browser.text(&app.wait("function-library"))?;
         Ok(text.contains("my.Block").then_some(()))
     })
     .unwrap_or_else(|e| panic!("{e}\n{}", app.diagnosis()));
-    app.browser.click(&app.wait("undo")).unwrap();
+    app.click("undo");
     wait_until(e2e::TIMEOUT, "the old name after undo", || {
         let text = app.browser.text(&app.wait("function-library"))?;
         Ok(text.contains("graft.examples.ScaledTanh").then_some(()))
@@ -1112,13 +1105,13 @@ fn the_library_inlines_all_calls_renames_and_undo_brings_them_back() {
 
     // Inline all calls: the function is gone and its body's nodes are drawn in place.
     open_library_entry(&app);
-    app.browser.click(&app.wait("lib-inline-all")).unwrap();
+    app.click("lib-inline-all");
     wait_until(e2e::TIMEOUT, "the library to empty", || {
         Ok(app.get("function-library").is_none().then_some(()))
     })
     .unwrap_or_else(|e| panic!("{e}\n{}", app.diagnosis()));
     assert!(graph_text(&app).contains("Tanh"), "{}", graph_text(&app));
-    app.browser.click(&app.wait("undo")).unwrap();
+    app.click("undo");
     app.wait("function-library");
 }
 
@@ -1173,7 +1166,7 @@ fn a_call_attribute_edit_specializes_live_undo_and_export() {
     .unwrap_or_else(|e| panic!("{e}: {}\n{}", graph_text(&app), app.diagnosis()));
 
     // Export: the native checks pass and onnxruntime runs the overload.
-    app.browser.click(&app.wait("export-button")).unwrap();
+    app.click("export-button");
     let downloaded = app
         .browser
         .wait_for_download(STARTUP_EXAMPLE, e2e::TIMEOUT)
@@ -1187,14 +1180,14 @@ ort.InferenceSession(path, providers=["CPUExecutionProvider"]).run(None, {"x": n
     );
 
     // Undo twice (the choice, then the specialization): the generic calls are back.
-    app.browser.click(&app.wait("undo")).unwrap();
+    app.click("undo");
     wait_until(
         e2e::TIMEOUT,
         "one overloaded call after the first undo",
         || Ok((graph_text(&app).matches("alpha_0p2").count() == 1).then_some(())),
     )
     .unwrap();
-    app.browser.click(&app.wait("undo")).unwrap();
+    app.click("undo");
     wait_until(e2e::TIMEOUT, "the generic call after undo", || {
         Ok((!graph_text(&app).contains("alpha_0p2")).then_some(()))
     })
@@ -1218,7 +1211,7 @@ fn a_standard_op_expands_into_its_function_body_undo_and_export() {
     // The Relu's input is typed by inference (the model states no intermediate types).
     let props = app.text("properties");
     assert!(props.contains("layer0.linear: float[batch,16]"), "{props}");
-    app.browser.click(&app.wait("expand-standard")).unwrap();
+    app.click("expand-standard");
     // Relu-14's body at opset 18: Max(X, CastLike(0, X)).
     wait_for_graph_text(&app, "Max", "the body's ops to be drawn");
     assert!(
@@ -1228,7 +1221,7 @@ fn a_standard_op_expands_into_its_function_body_undo_and_export() {
     );
 
     // The export passes the native checks and computes what the original computes.
-    app.browser.click(&app.wait("export-button")).unwrap();
+    app.click("export-button");
     let downloaded = app
         .browser
         .wait_for_download("mlp.onnx", e2e::TIMEOUT)
@@ -1248,7 +1241,7 @@ assert np.allclose(run(path)[0], run({original:?})[0])
     );
 
     // Undo puts the Relu back.
-    app.browser.click(&app.wait("undo")).unwrap();
+    app.click("undo");
     wait_until(e2e::TIMEOUT, "the original drawing", || {
         Ok((graph_text(&app) == before).then_some(()))
     })
@@ -1263,8 +1256,8 @@ fn the_library_specializes_all_calls_and_keeps_the_generic_when_asked() {
     let library = |app: &App| app.browser.text(&app.wait("function-library")).unwrap();
     // Kept: both calls get overloads and the generic stays listed.
     open_library_entry(&app);
-    app.browser.click(&app.wait("lib-keep")).unwrap();
-    app.browser.click(&app.wait("lib-specialize-all")).unwrap();
+    app.click("lib-keep");
+    app.click("lib-specialize-all");
     wait_until(e2e::TIMEOUT, "the overloads in the library", || {
         let text = library(&app);
         Ok(
@@ -1283,14 +1276,14 @@ fn the_library_specializes_all_calls_and_keeps_the_generic_when_asked() {
         library(&app)
     );
     // Undo, un-keep, again: the generic goes.
-    app.browser.click(&app.wait("undo")).unwrap();
+    app.click("undo");
     wait_until(e2e::TIMEOUT, "the generic alone", || {
         Ok((!library(&app).contains("alpha_0p5")).then_some(()))
     })
     .unwrap();
     open_library_entry(&app);
-    app.browser.click(&app.wait("lib-keep")).unwrap();
-    app.browser.click(&app.wait("lib-specialize-all")).unwrap();
+    app.click("lib-keep");
+    app.click("lib-specialize-all");
     wait_until(e2e::TIMEOUT, "two overloads and no generic", || {
         let n = app.browser.find_all(&testid("library-function"))?.len();
         Ok((n == 2 && library(&app).contains("alpha_0p5")).then_some(()))
@@ -1362,7 +1355,7 @@ fn shift_clicked_nodes_outline_into_a_function_with_undo_and_export() {
     click_node(&app, "residual", true);
 
     // Outline…: the name is checked as it is typed.
-    app.browser.click(&app.wait("outline-open")).unwrap();
+    app.click("outline-open");
     let name = app.wait("outline-name");
     let apply = app.wait("outline-apply");
     let says = |app: &App, needle: &str| {
@@ -1394,7 +1387,7 @@ fn shift_clicked_nodes_outline_into_a_function_with_undo_and_export() {
         Ok(app.get("outline-name-error").is_none().then_some(()))
     })
     .unwrap();
-    app.browser.click(&app.wait("outline-apply")).unwrap();
+    app.click("outline-apply");
 
     // One call replaces the three nodes; the library lists the new function.
     wait_until(e2e::TIMEOUT, "the library to list my.Residual", || {
@@ -1425,7 +1418,7 @@ fn shift_clicked_nodes_outline_into_a_function_with_undo_and_export() {
         .unwrap();
 
     // Export: valid, and onnxruntime gives what the bundled example gives.
-    app.browser.click(&app.wait("export-button")).unwrap();
+    app.click("export-button");
     let downloaded = app
         .browser
         .wait_for_download(STARTUP_EXAMPLE, e2e::TIMEOUT)
@@ -1447,7 +1440,7 @@ for a, b in zip(run(path), run({original:?})):
     );
 
     // Undo: the three nodes are back, the function is gone.
-    app.browser.click(&app.wait("undo")).unwrap();
+    app.click("undo");
     wait_until(e2e::TIMEOUT, "the model before the outline", || {
         Ok((!library(&app).contains("my.Residual")).then_some(()))
     })
@@ -1466,7 +1459,7 @@ for a, b in zip(run(path), run({original:?})):
         Ok((app.text("selection-count") == "2 nodes selected").then_some(()))
     })
     .unwrap();
-    app.browser.click(&app.wait("outline-open")).unwrap();
+    app.click("outline-open");
     app.browser
         .send_keys(&app.wait("outline-name"), "my.Mixed\n")
         .unwrap();
@@ -1488,13 +1481,13 @@ fn edits_undo_and_redo_by_keyboard_the_history_and_the_log_replays_to_the_export
     open_library_entry(&app);
     let input = app.wait("lib-rename-input");
     app.browser.send_keys(&input, "my.Block").unwrap();
-    app.browser.click(&app.wait("lib-rename")).unwrap();
+    app.click("lib-rename");
     wait_until(e2e::TIMEOUT, "the renamed function", || {
         Ok(library(&app).contains("my.Block").then_some(()))
     })
     .unwrap_or_else(|e| panic!("{e}\n{}", app.diagnosis()));
     open_library_entry(&app);
-    app.browser.click(&app.wait("lib-specialize-all")).unwrap();
+    app.click("lib-specialize-all");
     wait_until(e2e::TIMEOUT, "the overloads", || {
         Ok(library(&app).contains("my.Block:alpha_0p5").then_some(()))
     })
@@ -1519,7 +1512,7 @@ fn edits_undo_and_redo_by_keyboard_the_history_and_the_log_replays_to_the_export
     })
     .unwrap();
     // The history tab: one edit in force, one undone; a click on it redoes it.
-    app.browser.click(&app.wait("tab-history")).unwrap();
+    app.click("tab-history");
     app.wait("history-list");
     let steps = app.browser.find_all(&testid("history-step")).unwrap();
     let undone = app.browser.find_all(&testid("history-undone")).unwrap();
@@ -1532,13 +1525,13 @@ fn edits_undo_and_redo_by_keyboard_the_history_and_the_log_replays_to_the_export
     })
     .unwrap();
     // The log and the model, exported; the log replayed natively gives the same model.
-    app.browser.click(&app.wait("export-log")).unwrap();
+    app.click("export-log");
     let log = app
         .browser
         .wait_for_download("functions_and_control_flow.edits.json", e2e::TIMEOUT)
         .unwrap_or_else(|e| panic!("{e}"));
-    app.browser.click(&app.wait("tab-graph")).unwrap();
-    app.browser.click(&app.wait("export-button")).unwrap();
+    app.click("tab-graph");
+    app.click("export-button");
     let exported = app
         .browser
         .wait_for_download("functions_and_control_flow.onnx", e2e::TIMEOUT)
@@ -1558,9 +1551,9 @@ fn edits_undo_and_redo_by_keyboard_the_history_and_the_log_replays_to_the_export
 
 /// The open model as the Text tab prints it (back on the Graph tab afterwards).
 fn model_text(app: &App) -> String {
-    app.browser.click(&app.wait("tab-text")).unwrap();
+    app.click("tab-text");
     let text = app.text("text-view");
-    app.browser.click(&app.wait("tab-graph")).unwrap();
+    app.click("tab-graph");
     app.wait("graph-ready");
     text
 }
@@ -1572,7 +1565,7 @@ fn open_mlp(app: &App) {
         .click(&app.browser.wait_for(&option, e2e::TIMEOUT).unwrap())
         .unwrap();
     app.wait_for_model("mlp.onnx");
-    app.browser.click(&app.wait("tab-graph")).unwrap();
+    app.click("tab-graph");
     app.wait("graph-ready");
 }
 
@@ -1603,9 +1596,9 @@ fn an_editing_session_undo_redo_and_the_log_replays_to_the_export() {
     app.wait("graph-ready");
     open_mlp(&app);
     let diagnostics = |app: &App| {
-        app.browser.click(&app.wait("tab-summary")).unwrap();
+        app.click("tab-summary");
         let text = app.text("diagnostics");
-        app.browser.click(&app.wait("tab-graph")).unwrap();
+        app.click("tab-graph");
         app.wait("graph-ready");
         text
     };
@@ -1646,17 +1639,17 @@ fn an_editing_session_undo_redo_and_the_log_replays_to_the_export() {
         Ok(text.contains("axis = 1").then_some(()))
     })
     .unwrap_or_else(|e| panic!("{e}\n{}", app.diagnosis()));
-    app.browser.click(&app.wait("node-delete")).unwrap();
+    app.click("node-delete");
     wait_until(e2e::TIMEOUT, "the Softmax gone", || {
         Ok((!graph_text(&app).contains("Softmax")).then_some(()))
     })
     .unwrap_or_else(|e| panic!("{e}\n{}", app.diagnosis()));
     // Undo twice (the delete, the axis), redo once (the axis).
     for _ in 0..2 {
-        app.browser.click(&app.wait("undo")).unwrap();
+        app.click("undo");
     }
-    app.browser.click(&app.wait("redo")).unwrap();
-    app.browser.click(&app.wait("tab-history")).unwrap();
+    app.click("redo");
+    app.click("tab-history");
     wait_until(e2e::TIMEOUT, "four edits in force, one undone", || {
         let done = app.browser.find_all(&testid("history-step"))?.len();
         let undone = app.browser.find_all(&testid("history-undone"))?.len();
@@ -1664,13 +1657,13 @@ fn an_editing_session_undo_redo_and_the_log_replays_to_the_export() {
     })
     .unwrap_or_else(|e| panic!("{e}\n{}", app.diagnosis()));
     // Export the log and the model: the log replayed natively gives the same model.
-    app.browser.click(&app.wait("export-log")).unwrap();
+    app.click("export-log");
     let log = app
         .browser
         .wait_for_download("mlp.edits.json", e2e::TIMEOUT)
         .unwrap_or_else(|e| panic!("{e}"));
-    app.browser.click(&app.wait("tab-graph")).unwrap();
-    app.browser.click(&app.wait("export-button")).unwrap();
+    app.click("tab-graph");
+    app.click("export-button");
     let exported = app
         .browser
         .wait_for_download("mlp.onnx", e2e::TIMEOUT)
@@ -1726,8 +1719,8 @@ fn a_graph_input_is_renamed_and_retyped_in_place_and_undone() {
         Ok((text.contains("float[N,4] features") && text.contains("Gemm(features,")).then_some(()))
     })
     .unwrap_or_else(|e| panic!("{e}\n{}", app.diagnosis()));
-    app.browser.click(&app.wait("undo")).unwrap();
-    app.browser.click(&app.wait("undo")).unwrap();
+    app.click("undo");
+    app.click("undo");
     wait_until(e2e::TIMEOUT, "the model as opened", || {
         Ok((model_text(&app) == before).then_some(()))
     })
@@ -1739,7 +1732,7 @@ fn a_graph_input_is_renamed_and_retyped_in_place_and_undone() {
 fn a_function_edited_as_text_is_applied_refused_at_its_line_and_undone() {
     let app = App::open();
     app.wait("graph-ready");
-    app.browser.click(&app.wait("tab-text")).unwrap();
+    app.click("tab-text");
     let scope = app.wait("text-scope");
     app.browser
         .click(
@@ -1759,19 +1752,19 @@ fn a_function_edited_as_text_is_applied_refused_at_its_line_and_undone() {
     .unwrap();
     let original = app.text("text-view");
     // Text that does not parse: refused at its line, nothing changes.
-    app.browser.click(&app.wait("text-edit")).unwrap();
+    app.click("text-edit");
     let editor = app.wait("text-editor");
     app.browser.clear(&editor).unwrap();
     app.browser
         .send_keys(&editor, "ScaledTanh (X) => (Y) {\n  Y = \n}")
         .unwrap();
-    app.browser.click(&app.wait("text-apply")).unwrap();
+    app.click("text-apply");
     let error = app.text("text-error");
     assert!(error.contains("line 3"), "{error}");
-    app.browser.click(&app.wait("text-cancel")).unwrap();
+    app.click("text-cancel");
     assert_eq!(app.text("text-view"), original);
     // The body's Tanh becomes a Sigmoid: applied as one edit.
-    app.browser.click(&app.wait("text-edit")).unwrap();
+    app.click("text-edit");
     let editor = app.wait("text-editor");
     app.browser.clear(&editor).unwrap();
     let edited = "<domain: \"graft.examples\", opset_import: [\"\" : 18]>\n\
@@ -1781,7 +1774,7 @@ fn a_function_edited_as_text_is_applied_refused_at_its_line_and_undone() {
                   squashed = Sigmoid(scaled)\n\
                   Y = Div(squashed, alpha_value)\n}";
     app.browser.send_keys(&editor, edited).unwrap();
-    app.browser.click(&app.wait("text-apply")).unwrap();
+    app.click("text-apply");
     wait_until(e2e::TIMEOUT, "the applied text", || {
         Ok(app
             .get("text-view")
@@ -1792,7 +1785,7 @@ fn a_function_edited_as_text_is_applied_refused_at_its_line_and_undone() {
     .unwrap_or_else(|e| panic!("{e}\n{}", app.diagnosis()));
     // Text that parses but breaks a checker rule (an attribute Sigmoid does not
     // have) is refused, naming the rule; the applied text stays.
-    app.browser.click(&app.wait("text-edit")).unwrap();
+    app.click("text-edit");
     let editor = app.wait("text-editor");
     app.browser.clear(&editor).unwrap();
     app.browser
@@ -1801,7 +1794,7 @@ fn a_function_edited_as_text_is_applied_refused_at_its_line_and_undone() {
             &edited.replace("Sigmoid(scaled)", "Sigmoid <gain = 2.0> (scaled)"),
         )
         .unwrap();
-    app.browser.click(&app.wait("text-apply")).unwrap();
+    app.click("text-apply");
     let refused = wait_until(e2e::TIMEOUT, "the refusal", || {
         Ok(app
             .get("text-error")
@@ -1809,10 +1802,10 @@ fn a_function_edited_as_text_is_applied_refused_at_its_line_and_undone() {
     })
     .unwrap_or_else(|e| panic!("{e}\n{}", app.diagnosis()));
     assert!(refused.contains("check.attribute-unknown"), "{refused}");
-    app.browser.click(&app.wait("text-cancel")).unwrap();
+    app.click("text-cancel");
     assert!(app.text("text-view").contains("squashed = Sigmoid(scaled)"));
     // Undo puts the function back as it was.
-    app.browser.click(&app.wait("undo")).unwrap();
+    app.click("undo");
     wait_until(e2e::TIMEOUT, "the original text", || {
         Ok((app.text("text-view") == original).then_some(()))
     })
@@ -1837,7 +1830,7 @@ fn each_example_explains_itself_and_presentation_mode_hides_the_panels() {
             vec![],
         )
     };
-    app.browser.click(&app.wait("present")).unwrap();
+    app.click("present");
     wait_until(e2e::TIMEOUT, "the panels hidden", || {
         Ok((side_shown(&app)? == json!(false)).then_some(()))
     })
@@ -1925,7 +1918,7 @@ fn an_initializer_is_replaced_from_an_npy_file_and_undone() {
             .then_some(()))
     })
     .unwrap_or_else(|e| panic!("{e}\n{}", app.diagnosis()));
-    app.browser.click(&app.wait("undo")).unwrap();
+    app.click("undo");
     wait_until(e2e::TIMEOUT, "the bias as it was", || {
         Ok((model_text(&app) == before).then_some(()))
     })
@@ -1949,7 +1942,7 @@ main (float[2] x) => (float[2] y) {
     app.wait_for_model(STARTUP_EXAMPLE);
     choose_files(&app, &[&path]);
     app.wait_for_model("bogus.onnx");
-    app.browser.click(&app.wait("tab-graph")).unwrap();
+    app.click("tab-graph");
     app.wait("graph-ready");
     // Listed beside the canvas, and a badge on the node.
     let problems = app.text("problems");
@@ -2014,7 +2007,7 @@ fn nodes_are_edited_inside_a_function_body_and_an_if_branch_with_undo() {
     assert!(refused.contains("check.attribute-unknown"), "{refused}");
     assert!(model_text(&app).contains("then_out = Relu(amplified)"));
     // One undo (the rename) gives the model back.
-    app.browser.click(&app.wait("undo")).unwrap();
+    app.click("undo");
     wait_until(e2e::TIMEOUT, "the model as opened", || {
         Ok((model_text(&app) == before).then_some(()))
     })
@@ -2083,7 +2076,7 @@ fn compare_with_the_model_as_opened_marks_what_a_specialization_folded() {
     // Side by side: the model as opened on the left. Opening its call there shows the
     // folded nodes ghosted; a drag on it pans both; a click on its node selects the
     // matched node of the open model.
-    app.browser.click(&app.wait("compare-side")).unwrap();
+    app.click("compare-side");
     let other = app.wait("graph-other");
     let toggle = format!(
         "{} g[data-name=\"tower\"] g[data-toggle] rect",
@@ -2160,13 +2153,13 @@ fn compare_with_the_model_as_opened_marks_what_a_specialization_folded() {
     .unwrap_or_else(|e| panic!("{e}\n{}", app.diagnosis()));
 
     // Undo: the comparison is made again, and the models are the same up to names.
-    app.browser.click(&app.wait("undo")).unwrap();
+    app.click("undo");
     wait_until(e2e::TIMEOUT, "the same model after undo", || {
         let text = app.text("compare-summary");
         Ok(text.contains("the same up to names").then_some(()))
     })
     .unwrap_or_else(|e| panic!("{e}\n{}", app.diagnosis()));
-    app.browser.click(&app.wait("compare-close")).unwrap();
+    app.click("compare-close");
     wait_until(e2e::TIMEOUT, "the comparison closed", || {
         Ok(app
             .browser
@@ -2176,3 +2169,4 @@ fn compare_with_the_model_as_opened_marks_what_a_specialization_folded() {
     })
     .unwrap();
 }
+

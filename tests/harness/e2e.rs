@@ -51,6 +51,27 @@ impl App {
             .unwrap_or_else(|e| panic!("{e}"))
     }
 
+    /// Clicks the element with `data-testid` = `id`, waiting for it to appear. A redraw
+    /// may replace the element between finding and clicking it (a panel filled in as
+    /// its answer arrives from the engine): it is then found again and clicked, as a
+    /// person would click what is on the screen.
+    pub fn click(&self, id: &str) {
+        self.click_css(&testid(id));
+    }
+
+    /// Clicks the first element `css` selects, as [`App::click`] does.
+    pub fn click_css(&self, css: &str) {
+        wait_until(TIMEOUT, &format!("a click on {css}"), || {
+            let element = self.browser.wait_for(css, TIMEOUT)?;
+            match self.browser.click(&element) {
+                Ok(()) => Ok(Some(())),
+                Err(e) if e.contains("stale element") => Ok(None),
+                Err(e) => Err(e),
+            }
+        })
+        .unwrap_or_else(|e| panic!("{e}\n{}", self.diagnosis()));
+    }
+
     /// The element with `data-testid` = `id` now, if it is on the page.
     pub fn get(&self, id: &str) -> Option<Element> {
         self.browser.by_testid(id).unwrap_or_else(|e| panic!("{e}"))
