@@ -1,5 +1,5 @@
 //! The page layout: toolbar on top, the error banner under it, then tabs (the graph,
-//! the summary, the ONNX text, the edit history), and the drop overlay above everything while files are
+//! the summary, the ONNX text, the edit history, running the model), and the drop overlay above everything while files are
 //! dragged in.
 
 use leptos::prelude::*;
@@ -9,7 +9,8 @@ use crate::drop::DropOverlay;
 use crate::graph::GraphPanel;
 use crate::history::HistoryPanel;
 use crate::inline::InlineDialog;
-use crate::state::{AppState, STARTUP_EXAMPLE};
+use crate::run::RunPanel;
+use crate::state::{AppState, RunOutcome, STARTUP_EXAMPLE};
 use crate::summary::SummaryPanel;
 use crate::textview::TextPanel;
 use crate::toolbar::Toolbar;
@@ -33,6 +34,7 @@ pub fn App() -> impl IntoView {
         Some(url) => state.open_url(url),
         None => state.open_example(shared_example.unwrap_or(STARTUP_EXAMPLE)),
     }
+    run_when_drawn(state);
     let tab = RwSignal::new(Tab::Graph);
     let tab_button = move |which: Tab, label: &'static str, testid: &'static str| {
         view! {
@@ -59,12 +61,14 @@ pub fn App() -> impl IntoView {
                     {tab_button(Tab::Summary, "Summary", "tab-summary")}
                     {tab_button(Tab::Text, "Text", "tab-text")}
                     {tab_button(Tab::History, "History", "tab-history")}
+                    {tab_button(Tab::Run, "Run", "tab-run")}
                 </nav>
                 {move || match tab.get() {
                     Tab::Graph => view! { <GraphPanel/> }.into_any(),
                     Tab::Summary => view! { <SummaryPanel/> }.into_any(),
                     Tab::Text => view! { <TextPanel/> }.into_any(),
                     Tab::History => view! { <HistoryPanel/> }.into_any(),
+                    Tab::Run => view! { <RunPanel/> }.into_any(),
                 }}
             </main>
             <InlineDialog/>
@@ -73,10 +77,62 @@ pub fn App() -> impl IntoView {
     }
 }
 
+/// `?run`: once the opened model is drawn, run it once with the inputs
+/// `?input=NAME:URL` names (`.npy` files of the app's origin; repeatable; random for
+/// any input not given), and set `window.__graftRun` to the outcome:
+/// `{status: "ok", outputs: {NAME: {dtype, shape, data}}}` (`data` a flat array of
+/// numbers for outputs up to 10^6 elements, else null) or `{status: "error", message}`.
+fn run_when_drawn(state: AppState) {
+    if crate::platform::query_parameter("run").is_none() {
+        return;
+    }
+    let given: Vec<(String, String)> = crate::platform::query_parameters("input")
+        .into_iter()
+        .filter_map(|p| {
+            let (name, url) = p.split_once(':')?;
+            Some((name.to_string(), crate::platform::absolute_url(url)))
+        })
+        .collect();
+    let started = StoredValue::new(false);
+    Effect::new(move |_| {
+        let opened = state.opened.get();
+        let drawn = opened > 0
+            && state.pending.get().is_none()
+            && state.name.get().is_some()
+            && state.drawn.get() == opened;
+        if drawn && !started.get_value() {
+            started.set_value(true);
+            state.run_model(given.clone(), true, |outcome| {
+                let json = match outcome {
+                    RunOutcome::Ok(outputs) => {
+                        let outputs: serde_json::Map<String, serde_json::Value> = outputs
+                            .into_iter()
+                            .map(|o| {
+                                let value = serde_json::json!({
+                                    "dtype": o.dtype,
+                                    "shape": o.shape,
+                                    "data": o.data,
+                                });
+                                (o.name, value)
+                            })
+                            .collect();
+                        serde_json::json!({"status": "ok", "outputs": outputs})
+                    }
+                    RunOutcome::Error(message) => {
+                        serde_json::json!({"status": "error", "message": message})
+                    }
+                };
+                crate::platform::publish_json("__graftRun", &json.to_string());
+            });
+        }
+    });
+}
+
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Tab {
     Graph,
     Summary,
     Text,
     History,
+    Run,
 }

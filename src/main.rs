@@ -11,6 +11,7 @@ mod graph;
 mod history;
 mod inline;
 mod platform;
+mod run;
 mod state;
 mod summary;
 mod textview;

@@ -419,6 +419,31 @@ pub fn query_parameter(name: &str) -> Option<String> {
     params.get(name)
 }
 
+/// Every `name` parameter of the page's query string, in order.
+pub fn query_parameters(name: &str) -> Vec<String> {
+    let Some(params) = window()
+        .location()
+        .search()
+        .ok()
+        .and_then(|s| web_sys::UrlSearchParams::new_with_str(&s).ok())
+    else {
+        return Vec::new();
+    };
+    params
+        .get_all(name)
+        .iter()
+        .filter_map(|v| v.as_string())
+        .collect()
+}
+
+/// Sets `window[name]` to the value `json` reads as, for the tests and scripts that
+/// drive the page (`window.__graftRun`).
+pub fn publish_json(name: &str, json: &str) {
+    if let Ok(value) = js_sys::JSON::parse(json) {
+        let _ = js_sys::Reflect::set(&window(), &JsValue::from_str(name), &value);
+    }
+}
+
 /// Whether a key event comes from a field the keys are typed into (not a file input,
 /// which keeps the focus after a file is chosen).
 fn in_text_field(e: &web_sys::KeyboardEvent) -> bool {
@@ -907,5 +932,114 @@ pub fn worker_post(json: &str, svg: Option<String>, other: Option<String>, bytes
             "engine: cannot send an update ({})",
             js_message(&e)
         ));
+    }
+}
+
+/// onnxruntime-web, loaded in the engine's worker the first time the user runs a
+/// model: the module `assets/runtime/graft-runtime.js` (at `bridge`, an absolute
+/// address of the app's origin) that wraps it.
+pub struct Runtime {
+    bridge: JsValue,
+    pub version: String,
+}
+
+/// Calls `module[name](args…)` and awaits the promise it gives.
+async fn call_async(module: &JsValue, name: &str, args: &Array) -> Result<JsValue, String> {
+    let function = js_sys::Reflect::get(module, &JsValue::from_str(name))
+        .ok()
+        .and_then(|f| f.dyn_into::<js_sys::Function>().ok())
+        .ok_or_else(|| format!("the runtime bridge has no {name}"))?;
+    let promise = function.apply(module, args).map_err(|e| js_message(&e))?;
+    JsFuture::from(js_sys::Promise::from(promise))
+        .await
+        .map_err(|e| js_message(&e))
+}
+
+impl Runtime {
+    /// Imports the bridge at `bridge` and onnxruntime-web from the directory `ort`.
+    pub async fn load(bridge: &str, ort: &str) -> Result<Self, String> {
+        let import = js_sys::Function::new_with_args("url", "return import(url)");
+        let module = import
+            .call1(&JsValue::NULL, &JsValue::from_str(bridge))
+            .map_err(|e| js_message(&e))?;
+        let bridge = JsFuture::from(js_sys::Promise::from(module))
+            .await
+            .map_err(|e| {
+                format!(
+                    "the runtime is not in this build ({}); `cargo xtask serve` builds it",
+                    js_message(&e)
+                )
+            })?;
+        let version = call_async(&bridge, "load", &Array::of1(&JsValue::from_str(ort)))
+            .await
+            .map_err(|e| format!("onnxruntime-web did not load ({e})"))?;
+        Ok(Self {
+            bridge,
+            version: version.as_string().unwrap_or_default(),
+        })
+    }
+
+    /// Runs `model` (named by `key`: the same key reuses the session) on `inputs` and
+    /// gives the `outputs` asked for, with the run's time in milliseconds.
+    pub async fn run(
+        &self,
+        key: &str,
+        model: &[u8],
+        inputs: &[(String, graft::ir::Tensor)],
+        outputs: &[String],
+    ) -> Result<(f64, Vec<(String, graft::ir::Tensor)>), String> {
+        let feeds = Array::new();
+        for (name, tensor) in inputs {
+            let dtype = graft::values::numpy_name(tensor.data_type())
+                .ok_or_else(|| format!("input {name}: this element type cannot be run"))?;
+            let bytes = tensor
+                .raw_data
+                .as_ref()
+                .ok_or_else(|| format!("input {name}: its values are not raw bytes"))?;
+            let o = js_sys::Object::new();
+            let dims: Array = tensor
+                .dims
+                .iter()
+                .map(|&d| JsValue::from_f64(d as f64))
+                .collect();
+            let _ = js_sys::Reflect::set(&o, &"name".into(), &JsValue::from_str(name));
+            let _ = js_sys::Reflect::set(&o, &"dtype".into(), &JsValue::from_str(dtype));
+            let _ = js_sys::Reflect::set(&o, &"dims".into(), &dims);
+            let _ = js_sys::Reflect::set(&o, &"bytes".into(), &Uint8Array::from(&bytes[..]));
+            feeds.push(&o);
+        }
+        let names: Array = outputs.iter().map(|n| JsValue::from_str(n)).collect();
+        let args = Array::of4(
+            &JsValue::from_str(key),
+            &Uint8Array::from(model),
+            &feeds,
+            &names,
+        );
+        let result = call_async(&self.bridge, "run", &args).await?;
+        let field = |o: &JsValue, k: &str| {
+            js_sys::Reflect::get(o, &JsValue::from_str(k)).unwrap_or(JsValue::UNDEFINED)
+        };
+        let ms = field(&result, "ms").as_f64().unwrap_or(0.0);
+        let mut out = Vec::new();
+        for o in Array::from(&field(&result, "outputs")).iter() {
+            let name = field(&o, "name").as_string().unwrap_or_default();
+            let dtype = field(&o, "dtype").as_string().unwrap_or_default();
+            let data_type = graft::values::from_numpy_name(&dtype).ok_or_else(|| {
+                format!("output {name} is a {dtype} tensor; only numbers can be shown")
+            })?;
+            let dims = Array::from(&field(&o, "dims"))
+                .iter()
+                .map(|d| d.as_f64().unwrap_or(0.0) as i64)
+                .collect();
+            let bytes = Uint8Array::new(&field(&o, "bytes")).to_vec();
+            let tensor = graft::ir::Tensor {
+                dims,
+                data_type: Some(data_type),
+                raw_data: Some(Bytes::from(bytes)),
+                ..graft::ir::Tensor::default()
+            };
+            out.push((name, tensor));
+        }
+        Ok((ms, out))
     }
 }

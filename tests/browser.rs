@@ -988,13 +988,22 @@ fn check_export_natively(path: &Path, script: &str) {
         .filter(|d| d.severity == graft::Severity::Error)
         .collect();
     assert!(errors.is_empty(), "{errors:?}");
-    let program = format!(
-        "import sys, numpy as np, onnx, onnxruntime as ort\npath = sys.argv[1]\nonnx.checker.check_model(path, full_check=True)\n{script}"
+    python_passes(
+        &format!(
+            "import sys, numpy as np, onnx, onnxruntime as ort\npath = sys.argv[1]\nonnx.checker.check_model(path, full_check=True)\n{script}"
+        ),
+        &path.to_string_lossy(),
     );
+}
+
+/// Runs `program` in the interop Python (from the repository's root) with `arg` as
+/// `sys.argv[1]`; it must pass.
+fn python_passes(program: &str, arg: &str) {
     let output = Command::new(python())
         .arg("-c")
         .arg(program)
-        .arg(path)
+        .arg(arg)
+        .current_dir(root())
         .output()
         .unwrap();
     assert!(
@@ -2170,3 +2179,134 @@ fn compare_with_the_model_as_opened_marks_what_a_specialization_folded() {
     .unwrap();
 }
 
+/// Waits for `window.__graftRun` (set by `?run`) and gives it.
+fn wait_for_run(app: &App) -> serde_json::Value {
+    // Loading onnxruntime-web (a 15 MB wasm) on a busy machine takes a while.
+    wait_until(Duration::from_secs(120), "window.__graftRun", || {
+        let v = app
+            .browser
+            .execute("return window.__graftRun ?? null", vec![])?;
+        Ok((!v.is_null()).then_some(v))
+    })
+    .unwrap_or_else(|e| panic!("{e}\n{}", app.diagnosis()))
+}
+
+/// Runs `script` in Python with `np`, `ort`, `json` and `run` (the page's
+/// `window.__graftRun`, as JSON) in scope; it must pass its asserts.
+fn check_in_python(run: &serde_json::Value, script: &str) {
+    python_passes(
+        &format!(
+            "import sys, json, numpy as np, onnxruntime as ort\nrun = json.loads(sys.argv[1])\n{script}"
+        ),
+        &run.to_string(),
+    );
+}
+
+#[test]
+#[ignore = "browser tier: needs dist/ and Chromium; `cargo xtask test` runs it"]
+fn run_in_the_page_gives_what_onnxruntime_gives_for_the_same_inputs() {
+    let app = App::open();
+    let inputs = "input=input:examples/inputs/silero_vad/input.npy\
+                  &input=state:examples/inputs/silero_vad/state.npy\
+                  &input=sr:examples/inputs/silero_vad/sr.npy";
+    app.browser
+        .goto(&format!(
+            "{}?model=examples/silero_vad.onnx&run&{inputs}",
+            app.url
+        ))
+        .unwrap();
+    let run = wait_for_run(&app);
+    assert_eq!(run["status"], "ok", "{run}");
+    assert_eq!(run["outputs"]["output"]["dtype"], "float32", "{run}");
+    assert_eq!(
+        run["outputs"]["stateN"]["shape"],
+        json!([2, 1, 128]),
+        "{run}"
+    );
+    check_in_python(
+        &run,
+        r#"
+d = "assets/examples/inputs/silero_vad/"
+feeds = {n: np.load(d + n + ".npy") for n in ["input", "state", "sr"]}
+sess = ort.InferenceSession("assets/examples/silero_vad.onnx", providers=["CPUExecutionProvider"])
+for name, want in zip([o.name for o in sess.get_outputs()], sess.run(None, feeds)):
+    got = run["outputs"][name]
+    assert got["dtype"] == str(want.dtype), (name, got["dtype"], want.dtype)
+    assert tuple(got["shape"]) == want.shape, (name, got["shape"], want.shape)
+    g = np.array(got["data"], np.float64).reshape(want.shape)
+    assert np.allclose(g, want, rtol=1e-4, atol=1e-5), (name, np.max(np.abs(g - want)))
+"#,
+    );
+    // A model onnxruntime refuses: the message comes back, and the model stays open.
+    app.browser
+        .goto(&format!(
+            "{}?model=examples/function_library.onnx&run",
+            app.url
+        ))
+        .unwrap();
+    let run = wait_for_run(&app);
+    assert_eq!(run["status"], "error", "{run}");
+    let message = run["message"].as_str().unwrap_or_default();
+    assert!(message.starts_with("The run failed"), "{message}");
+    app.wait_for_model("function_library.onnx");
+}
+
+#[test]
+#[ignore = "browser tier: needs dist/ and Chromium; `cargo xtask test` runs it"]
+fn the_run_tab_runs_a_bundled_example_and_shows_its_outputs() {
+    let app = App::open();
+    app.wait("graph-ready");
+    app.click("tab-run");
+    // functions_and_control_flow: x is float[batch,8]; batch = 2, seed 0.
+    type_into(&app, "run-size-batch", "2");
+    app.click("run-button");
+    let outputs = wait_until(Duration::from_secs(120), "the outputs", || {
+        let found = app.browser.find_all(&testid("run-output"))?;
+        Ok((found.len() == 2).then_some(found))
+    })
+    .unwrap_or_else(|e| panic!("{e}\n{}", app.diagnosis()));
+    let text = app.text("run-outputs");
+    assert!(
+        text.contains("probs") && text.contains("float[2,3]"),
+        "{text}"
+    );
+    assert!(app.get("run-error").is_none());
+    assert_eq!(
+        app.browser
+            .find_all(&testid("run-histogram"))
+            .unwrap()
+            .len(),
+        2
+    );
+    // The same seeded input, natively, run in Python's onnxruntime: the page's numbers.
+    let x = graft::values::random_tensor(graft::ir::dtype::FLOAT, &[2, 8], 0).unwrap();
+    let dir = root().join("target/browser-run");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("x.npy"), graft::values::npy_bytes(&x).unwrap()).unwrap();
+    let probs = app.browser.text(&outputs[0]).unwrap();
+    let shown = json!({ "text": probs });
+    check_in_python(
+        &shown,
+        r#"
+x = np.load("target/browser-run/x.npy")
+sess = ort.InferenceSession("assets/examples/functions_and_control_flow.onnx", providers=["CPUExecutionProvider"])
+probs = sess.run(["probs"], {"x": x})[0]
+text = run["text"]
+def shown(v):
+    m = np.floor(np.log10(abs(v))) if v != 0 else 0
+    return np.round(v, int(max(3 - m, 0)))
+for label, v in [("min", probs.min()), ("max", probs.max()), ("mean", probs.mean())]:
+    want = shown(float(v))
+    at = text.index(label) + len(label)
+    got = float(text[at:].split()[0])
+    assert abs(got - want) <= 1e-3 * max(abs(want), 1e-3), (label, got, want, text)
+"#,
+    );
+    // An edit makes the outputs stale until the next run.
+    app.click("tab-graph");
+    click_node(&app, "act1", false);
+    type_into(&app, "node-name", "act_one");
+    wait_for_graph_text(&app, "act_one", "the renamed call");
+    app.click("tab-run");
+    app.wait("run-stale");
+}

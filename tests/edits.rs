@@ -25,24 +25,12 @@ use graft::ir::{GraphId, GraphOwner, ValueDef, ValueId};
 use graft::{ExportOptions, Model, Severity};
 use graft_tests::corpus;
 
-/// splitmix64: a small seeded generator, the same sequence on every machine.
-struct Rng(u64);
+/// The core's seeded generator, with a pick from a slice.
+struct Rng(graft::values::SplitMix);
 
 impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
     fn below(&mut self, n: usize) -> usize {
-        if n == 0 {
-            0
-        } else {
-            (self.next() % n as u64) as usize
-        }
+        self.0.below(n as u64) as usize
     }
 
     fn pick<'a, T>(&mut self, items: &'a [T]) -> Option<&'a T> {
@@ -298,7 +286,7 @@ fn run(
     problems: &mut Vec<String>,
 ) -> (usize, usize) {
     let mut model = start.clone();
-    let mut rng = Rng(seed);
+    let mut rng = Rng(graft::values::SplitMix(seed));
     let mut history = History::default();
     let (mut applied, mut refused) = (0, 0);
     let mut before_errors = errors(&model);
@@ -473,7 +461,7 @@ fn meaning_preserving_edits_keep_onnxruntime_outputs() {
             continue;
         }
         let mut model = original.clone();
-        let mut rng = Rng(seed + 5000 + k as u64);
+        let mut rng = Rng(graft::values::SplitMix(seed + 5000 + k as u64));
         let mut history = History::default();
         let mut applied = 0;
         for step in 0..24 {

@@ -35,6 +35,8 @@ struct Engine {
 
 thread_local! {
     static ENGINE: RefCell<Engine> = RefCell::new(Engine::default());
+    /// onnxruntime-web, once the user has run something.
+    static RUNTIME: RefCell<Option<std::rc::Rc<platform::Runtime>>> = const { RefCell::new(None) };
     /// The work budget the page asked for (tests set a small one).
     static BUDGET: std::cell::Cell<Option<f64>> = const { std::cell::Cell::new(None) };
 }
@@ -407,6 +409,28 @@ fn handle(seq: u64, request: Request, files: PickedFiles) {
             crate::warm::start_once();
             None
         }
+        Request::Run {
+            given,
+            example,
+            data,
+            bridge,
+            ort,
+        } => {
+            with(|e| e.deferred = true);
+            wasm_bindgen_futures::spawn_local(run_model(seq, given, example, data, bridge, ort));
+            None
+        }
+        Request::SetRunSize(symbol, size) => edit(|s| s.set_run_size(&symbol, size)),
+        Request::SetRunSeed(seed) => edit(|s| s.set_run_seed(seed)),
+        Request::GiveRunInput(name) => {
+            read_then(seq, files, move |files| match files.first() {
+                Some(file) => change(|s| s.give_run_input(&name, &file.name, &file.bytes)),
+                None => Ok(()),
+            });
+            None
+        }
+        Request::ClearRunInput(name) => edit(|s| s.clear_run_input(&name)),
+        Request::ReuseRunInputs => edit(Session::reuse_run_inputs),
     };
     with(|e| {
         if !e.deferred {
@@ -538,6 +562,7 @@ impl Engine {
             field: s.field_error.clone(),
         };
         let work = s.work();
+        let run = s.run_view();
         let nodes = s.selected_nodes(&self.selection).len();
         let selection = Selection {
             serial: self.selection_of,
@@ -569,6 +594,9 @@ impl Engine {
         }
         if self.changed("work", &work) {
             u.work = Some(work);
+        }
+        if self.changed("run", &run) {
+            u.run = Some(run);
         }
         if self.changed("selection", &selection) {
             u.selection = Some(selection);
@@ -758,6 +786,73 @@ async fn stage(ticket: Ticket, what: String) -> bool {
     progress();
     platform::next_turn().await;
     with(|e| e.session.is_current(ticket))
+}
+
+/// Runs the open model for request `seq` (see [`Request::Run`]): gives the inputs
+/// fetched from `given` (and the example's, the first time), loads onnxruntime-web
+/// the first time, runs, and answers with the outcome. The page hears that the run
+/// started (the Run tab shows it) before the runtime loads.
+async fn run_model(
+    seq: u64,
+    given: Vec<(String, String)>,
+    example: Vec<(String, String)>,
+    data: bool,
+    bridge: String,
+    ort: String,
+) {
+    let example = if with(|e| e.session.wants_example_inputs()) {
+        example
+    } else {
+        Vec::new()
+    };
+    let mut failed = None;
+    for (name, url) in example.into_iter().chain(given) {
+        let label = url.rsplit('/').next().unwrap_or(&url).to_string();
+        let given = match platform::fetch_bytes(&url, &mut |_, _| true).await {
+            Ok(bytes) => change(|s| s.give_run_input(&name, &label, &bytes)),
+            Err(e) => Err(format!("{label}: {e}")),
+        };
+        if let Err(e) = given {
+            failed = Some(format!("Input {name}: {e}"));
+            break;
+        }
+    }
+    let plan = match failed {
+        Some(message) => Err(message),
+        None => change(Session::plan_run),
+    };
+    let outcome = match plan {
+        Err(message) => {
+            change(|s| s.fail_run(message.clone()));
+            RunOutcome::Error(message)
+        }
+        Ok(plan) => {
+            progress();
+            let started = platform::now_ms();
+            let result = async {
+                let runtime = runtime(&bridge, &ort).await?;
+                let (ms, outputs) = runtime
+                    .run(&plan.key, &plan.model, &plan.inputs, &plan.outputs)
+                    .await?;
+                Ok((ms, runtime.version.clone(), outputs))
+            }
+            .await;
+            platform::publish_timing("run_engine_ms", platform::now_ms() - started);
+            change(|s| s.finish_run(plan, result, data))
+        }
+    };
+    with(|e| e.done.push(seq));
+    send(Some((seq, Answer::Run(outcome))), false, None);
+}
+
+/// onnxruntime-web, loaded the first time it is needed.
+async fn runtime(bridge: &str, ort: &str) -> Result<std::rc::Rc<platform::Runtime>, String> {
+    if let Some(r) = RUNTIME.with(|r| r.borrow().clone()) {
+        return Ok(r);
+    }
+    let loaded = std::rc::Rc::new(platform::Runtime::load(bridge, ort).await?);
+    RUNTIME.with(|r| *r.borrow_mut() = Some(loaded.clone()));
+    Ok(loaded)
 }
 
 /// How often long work tells the page how far it is (ms).

@@ -90,6 +90,8 @@ pub struct AppState {
     other_svg: RwSignal<String>,
     /// Which model (`opened`) the drawing is of.
     pub drawn: RwSignal<u64>,
+    /// The Run tab's contents.
+    pub run: RwSignal<Option<RunView>>,
     /// Presentation mode: the panels hidden, text larger.
     pub presenting: RwSignal<bool>,
     /// The view the page's URL fragment named when it loaded, until it is restored
@@ -131,6 +133,7 @@ impl AppState {
             svg: RwSignal::new(String::new()),
             other_svg: RwSignal::new(String::new()),
             drawn: RwSignal::new(0),
+            run: RwSignal::new(None),
             presenting: RwSignal::new(false),
             initial_view: StoredValue::new(None),
         };
@@ -235,6 +238,9 @@ impl AppState {
         if let Some(s) = update.scene {
             self.scene.set(s);
         }
+        if let Some(r) = update.run {
+            self.run.set(r);
+        }
         let selected_at = LINK.with(|l| l.borrow().selected_at);
         if let Some(s) = update.selection
             && update.seq >= selected_at
@@ -323,6 +329,72 @@ impl AppState {
                 field: None,
             });
         }
+    }
+
+    /// Runs the open model in onnxruntime-web (loaded on the first run), with the
+    /// inputs `given` fetched from their URLs first (`?input=NAME:URL`); `then` hears
+    /// the outcome, with the outputs' elements when `data`. Publishes `run_ms`, from
+    /// the request to the frame painted with the outputs.
+    pub fn run_model(
+        self,
+        given: Vec<(String, String)>,
+        data: bool,
+        then: impl FnOnce(RunOutcome) + 'static,
+    ) {
+        let example = self
+            .example
+            .get_untracked()
+            .and_then(example)
+            .map(|e| {
+                let stem = e.file.trim_end_matches(".onnx");
+                e.inputs
+                    .iter()
+                    .map(|input| {
+                        let url = format!("{EXAMPLES_URL}/inputs/{stem}/{input}.npy");
+                        (input.to_string(), platform::absolute_url(&url))
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        let request = Request::Run {
+            given,
+            example,
+            data,
+            bridge: platform::absolute_url(RUNTIME_BRIDGE),
+            ort: platform::absolute_url(ORT_DIR),
+        };
+        let seq = self.send_timed("run_ms", request);
+        LINK.with(|l| {
+            l.borrow_mut().waiting.answers.insert(
+                seq,
+                Box::new(move |a| {
+                    if let Answer::Run(outcome) = a {
+                        then(outcome);
+                    }
+                }),
+            )
+        });
+    }
+
+    pub fn set_run_size(self, symbol: String, size: i64) {
+        self.send(Request::SetRunSize(symbol, size));
+    }
+
+    pub fn set_run_seed(self, seed: u64) {
+        self.send(Request::SetRunSeed(seed));
+    }
+
+    /// Gives input `name` the `.npy` file in `files`.
+    pub fn give_run_input(self, name: String, files: PickedFiles) {
+        self.send_with(Request::GiveRunInput(name), Some(files));
+    }
+
+    pub fn clear_run_input(self, name: String) {
+        self.send(Request::ClearRunInput(name));
+    }
+
+    pub fn reuse_run_inputs(self) {
+        self.send(Request::ReuseRunInputs);
     }
 
     /// The open model's state (`OpenModel::serial`): new after every open, edit, undo

@@ -10,7 +10,8 @@
 //! (search, links, the selection across states), `problems`, `properties` (the panel
 //! and the editors it offers), `node_edit` (the node and terminal editors, the text
 //! pane), `calls` (a call's attributes and specialization), `library` (the function
-//! library's actions), `inline` (the inline dialog); `engine`, `protocol` and `handle`
+//! library's actions), `inline` (the inline dialog), `run` (running the model: its
+//! inputs and what came out); `engine`, `protocol` and `handle`
 //! ([`AppState`]) as above. This
 //! file holds the types they share: the session, the open model, examples, field
 //! errors.
@@ -41,11 +42,13 @@ mod opening;
 mod problems;
 mod properties;
 pub mod protocol;
+mod run;
 
 pub use compare::CompareView;
 pub use handle::AppState;
 pub use inline::InlineView;
 pub use properties::{NodeEditor, Properties, TerminalEditor};
+pub use run::{RunOutcome, RunView};
 
 /// A model shipped with the app, served from `examples/`, with what it shows and
 /// one or two things to try on it.
@@ -55,6 +58,9 @@ pub struct Example {
     pub label: &'static str,
     pub about: &'static str,
     pub try_this: &'static [&'static str],
+    /// Inputs that come with it, as `examples/inputs/<model>/<input>.npy` (made by
+    /// `tests/interop/make_examples.py`): the Run tab gives them on the first run.
+    pub inputs: &'static [&'static str],
 }
 
 pub const EXAMPLES: &[Example] = &[
@@ -70,6 +76,7 @@ pub const EXAMPLES: &[Example] = &[
              appears on the canvas and in the library. Compare with \"the model as \
              opened\" shows the overload against its generic; Ctrl+Z takes it back.",
         ],
+        inputs: &[],
     },
     Example {
         file: "function_library.onnx",
@@ -80,6 +87,7 @@ pub const EXAMPLES: &[Example] = &[
             "Open a function in the library and jump to one of its calls.",
             "Press \"Specialize all calls\" and watch each call get its overload.",
         ],
+        inputs: &[],
     },
     Example {
         file: "live_specialization.onnx",
@@ -93,18 +101,21 @@ pub const EXAMPLES: &[Example] = &[
              constants the specialization folded away, and the call is marked with the \
              changes inside it.",
         ],
+        inputs: &[],
     },
     Example {
         file: "silero_vad.onnx",
         label: "silero-vad: nested Ifs",
         about: "A voice-activity model whose If branches hold further Ifs.",
         try_this: &["Press e to expand everything, then c to collapse it again."],
+        inputs: &["input", "state", "sr"],
     },
     Example {
         file: "transformer_24.onnx",
         label: "Transformer, 24 layers (torch-style names)",
         about: "Node names like /model/layers.3/attn/MatMul become nested groups.",
         try_this: &["Search for a node of layer 7 and jump to it."],
+        inputs: &["hidden_in", "attention_mask"],
     },
     Example {
         file: "torch_transformer.onnx",
@@ -116,6 +127,7 @@ pub const EXAMPLES: &[Example] = &[
              properties show its module path, the source line that made it and its \
              metadata.",
         ],
+        inputs: &[],
     },
     Example {
         file: "transformer_1000.onnx",
@@ -126,6 +138,7 @@ pub const EXAMPLES: &[Example] = &[
             "Press e: expanding everything runs in pieces, with a progress bar and \
                      Cancel.",
         ],
+        inputs: &["hidden_in", "attention_mask"],
     },
     Example {
         file: "mlp.onnx",
@@ -138,6 +151,7 @@ pub const EXAMPLES: &[Example] = &[
              (its input x bound to a value of that model); then Compare with \"the \
              model as opened\" marks what the inline added and renamed.",
         ],
+        inputs: &[],
     },
 ];
 
@@ -145,6 +159,13 @@ pub const EXAMPLES: &[Example] = &[
 pub const STARTUP_EXAMPLE: &str = "functions_and_control_flow.onnx";
 
 const EXAMPLES_URL: &str = "examples";
+
+/// Where the runtime's bridge module is served (`assets/runtime/`).
+const RUNTIME_BRIDGE: &str = "runtime/graft-runtime.js";
+
+/// Where `cargo xtask` copies onnxruntime-web's wasm build (`ort.wasm.min.mjs` and
+/// its `.wasm`).
+const ORT_DIR: &str = "ort/";
 
 /// The name a download gets when the model has none.
 const DEFAULT_FILE_NAME: &str = "model.onnx";
@@ -282,6 +303,8 @@ pub struct Session {
     opened: u64,
     /// The model the open one is compared with, and the diff.
     compare: Option<compare::Comparison>,
+    /// The Run tab's choices and the last run.
+    model_runs: run::Runs,
 }
 
 impl Session {

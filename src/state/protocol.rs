@@ -11,7 +11,8 @@ use graft::view::svg::Detail;
 use graft::view::{ItemId, Rect};
 
 use super::{
-    CompareView, FieldError, FunctionInfo, InlineView, Problem, Properties, SearchHit, WorkStatus,
+    CompareView, FieldError, FunctionInfo, InlineView, Problem, Properties, RunOutcome, RunView,
+    SearchHit, WorkStatus,
 };
 
 /// One request with its sequence number (the page numbers them from 1) and the work
@@ -124,6 +125,24 @@ pub enum Request {
     Viewport(Viewport),
     /// The first model is drawn: warm the layout code up.
     Warm,
+    /// Runs the open model in onnxruntime-web. Before it, each `(input, URL)` of
+    /// `given` is fetched and given (`?input=`), and the bundled example's inputs
+    /// `example` the first time; `data` asks for the outputs' elements. `bridge` and
+    /// `ort` are the absolute addresses of the runtime's bridge module and of
+    /// onnxruntime-web's directory. Answer: [`Answer::Run`].
+    Run {
+        given: Vec<(String, String)>,
+        example: Vec<(String, String)>,
+        data: bool,
+        bridge: String,
+        ort: String,
+    },
+    SetRunSize(String, i64),
+    SetRunSeed(u64),
+    /// Files (one `.npy`): the array for the input.
+    GiveRunInput(String),
+    ClearRunInput(String),
+    ReuseRunInputs,
 }
 
 impl Request {
@@ -191,6 +210,7 @@ pub enum Answer {
         name: String,
         mime: String,
     },
+    Run(RunOutcome),
     /// An SVG document to rasterize and save as `name`, `width` x `height`.
     Png {
         name: String,
@@ -299,6 +319,12 @@ pub struct Update {
         deserialize_with = "present"
     )]
     pub work: Option<Option<WorkStatus>>,
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "present"
+    )]
+    pub run: Option<Option<RunView>>,
     /// The model (`opened`) the drawings beside this message are of.
     pub drawn: Option<u64>,
     pub timings: Vec<(String, f64)>,

@@ -941,3 +941,119 @@ main (float[4] x) => (float[4] y) <float[4] w = ["location": "w.bin", "offset": 
         .model;
     assert!(exported.external_locations().is_empty());
 }
+
+/// A run of the open model's plan, "computed" by `outputs` (the runtime is the
+/// browser's; natively the test stands in for it).
+fn finish_with(
+    session: &mut Session,
+    plan: run::RunPlan,
+    outputs: Vec<(String, graft::ir::Tensor)>,
+) -> RunOutcome {
+    session.finish_run(plan, Ok((1.5, "test".into(), outputs)), true)
+}
+
+#[test]
+fn a_run_plans_seeded_inputs_with_the_sizes_given_and_sums_up_the_outputs() {
+    let mut session = Session::default();
+    open(&mut session, vec![example_file("mlp.onnx")]);
+    let view = session.run_view().expect("the Run tab");
+    assert_eq!(view.inputs.len(), 1);
+    assert_eq!(view.inputs[0].name, "x");
+    assert_eq!(view.inputs[0].declared, "float[batch,4]");
+    assert_eq!(view.sizes, vec![("batch".to_string(), 1)]);
+    session.set_run_size("batch", 3);
+    let plan = session.plan_run().expect("a plan");
+    assert!(session.run_view().expect("view").running);
+    assert_eq!(plan.inputs[0].1.dims, vec![3, 4]);
+    assert_eq!(plan.outputs, vec!["probs".to_string()]);
+    // The plan's bytes are the model as exported.
+    assert_eq!(plan.model, session.export().expect("exports").1);
+    let again = {
+        let p = session.plan_run().expect("a plan");
+        p.inputs[0].1.clone()
+    };
+    assert_eq!(
+        plan.inputs[0].1, again,
+        "the same seed gives the same input"
+    );
+    let probs = graft::values::random_tensor(graft::ir::dtype::FLOAT, &[3, 3], 1).unwrap();
+    let outcome = finish_with(&mut session, plan, vec![("probs".into(), probs.clone())]);
+    let RunOutcome::Ok(outputs) = outcome else {
+        panic!("{outcome:?}")
+    };
+    assert_eq!(outputs[0].dtype, "float32");
+    assert_eq!(outputs[0].shape, vec![3, 3]);
+    assert_eq!(
+        outputs[0].data.as_deref(),
+        Some(&graft::values::numbers(&probs).unwrap()[..])
+    );
+    let view = session.run_view().expect("view");
+    assert!(!view.running && !view.stale && view.has_previous);
+    let last = view.last.expect("the last run");
+    assert_eq!(last.outputs[0].1, graft::values::stats(&probs));
+    // An edit makes the run stale; the last run's inputs can be given again.
+    let node = session.open().unwrap().model.nodes.iter().next().unwrap().0;
+    assert!(session.rename_node(node, "renamed"));
+    assert!(session.run_view().expect("view").stale);
+    session.reuse_run_inputs();
+    let view = session.run_view().expect("view");
+    assert_eq!(view.inputs[0].given.as_deref(), Some("the last run's"));
+    assert!(
+        view.sizes.is_empty(),
+        "a given input's symbols are bound by it"
+    );
+    // Another model: its inputs are its own; the sizes are remembered.
+    open(
+        &mut session,
+        vec![example_file("functions_and_control_flow.onnx")],
+    );
+    let view = session.run_view().expect("view");
+    assert!(view.last.is_none() && view.inputs[0].given.is_none());
+    assert_eq!(view.sizes, vec![("batch".to_string(), 3)]);
+}
+
+#[test]
+fn a_given_input_of_the_wrong_type_or_shape_is_refused_by_name() {
+    let mut session = Session::default();
+    open(&mut session, vec![example_file("mlp.onnx")]);
+    let ints = graft::values::random_tensor(graft::ir::dtype::INT64, &[1, 4], 0).unwrap();
+    let npy = graft::values::npy_bytes(&ints).unwrap();
+    let e = session.give_run_input("x", "ints.npy", &npy).unwrap_err();
+    assert!(
+        e.contains("ints.npy") && e.contains("int64") && e.contains("float"),
+        "{e}"
+    );
+    let e = session.give_run_input("x", "x.npy", b"junk").unwrap_err();
+    assert!(e.contains("x.npy") && e.contains(".npy"), "{e}");
+    let wide = graft::values::random_tensor(graft::ir::dtype::FLOAT, &[2, 5], 0).unwrap();
+    let npy = graft::values::npy_bytes(&wide).unwrap();
+    session
+        .give_run_input("x", "wide.npy", &npy)
+        .expect("the type fits");
+    let e = session.plan_run().err().expect("the shape does not fit");
+    assert!(
+        e.contains("Input x") && e.contains("dimension 1") && e.contains("4"),
+        "{e}"
+    );
+    let view = session.run_view().expect("view");
+    assert_eq!(view.error.as_deref(), Some(e.as_str()));
+    assert!(!view.running);
+    // A failed run keeps the model and says why.
+    session.clear_run_input("x");
+    let plan = session.plan_run().expect("a plan");
+    let serial = session.open().unwrap().serial;
+    let outcome = session.finish_run(plan, Err("node Gemm_0: bad".into()), true);
+    assert_eq!(
+        outcome,
+        RunOutcome::Error("The run failed: node Gemm_0: bad".into())
+    );
+    assert_eq!(session.open().unwrap().serial, serial);
+    assert!(
+        session
+            .run_view()
+            .unwrap()
+            .error
+            .unwrap()
+            .contains("Gemm_0")
+    );
+}

@@ -11,6 +11,9 @@ usage: make_examples.py OUT_DIR
       passed on to a nested call
   OUT_DIR/transformer_24.onnx, transformer_1000.onnx  decoder stacks with torch-style
       names and a shared mask
+  OUT_DIR/inputs/<model>/<input>.npy  meaningful inputs for the app's Run tab: an
+      audio chunk (a synthetic vowel) for silero_vad.onnx (which must be there), a
+      sequence and its causal mask for the transformers
   OUT_DIR/live_specialization.onnx  a local function of 280 nodes whose compile-time
       attribute `mode` picks one branch of each of its 12 If nodes (about 205 nodes once
       specialized), called twice; the app's edit-to-redraw benchmark edits it
@@ -460,6 +463,43 @@ def verify(name: str, model: onnx.ModelProto, reference, inputs: list[np.ndarray
             assert np.allclose(g, w, rtol=1e-4, atol=1e-5), (name, g, w)
 
 
+def write_if_changed(path: Path, data: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if path.exists() and path.read_bytes() == data:
+        print(f"{path}: unchanged ({len(data)} bytes)")
+    else:
+        path.write_bytes(data)
+        print(f"{path}: written ({len(data)} bytes)")
+
+
+def npy(array: np.ndarray) -> bytes:
+    import io
+    buf = io.BytesIO()
+    np.save(buf, array, allow_pickle=False)
+    return buf.getvalue()
+
+
+def example_inputs(out: Path, transformer_feeds: dict) -> None:
+    """Inputs a person would run the examples on; silero_vad's are run once here."""
+    t = np.arange(512) / 16000.0
+    # A vowel-like chunk: a 140 Hz voice with harmonics shaped by two formants.
+    voice = sum((1.0 / k) * np.exp(-((140 * k - 700) / 300) ** 2)
+                * np.sin(2 * np.pi * 140 * k * t) for k in range(1, 30))
+    voice += sum(0.5 / k * np.exp(-((140 * k - 1200) / 300) ** 2) * np.sin(2 * np.pi * 140 * k * t)
+                 for k in range(1, 30))
+    audio = (0.5 * voice / np.max(np.abs(voice))).astype(np.float32).reshape(1, 512)
+    silero = {"input": audio, "state": np.zeros((2, 1, 128), np.float32),
+              "sr": np.array(16000, np.int64)}
+    sess = ort.InferenceSession(str(out / "silero_vad.onnx"), providers=["CPUExecutionProvider"])
+    prob, state = sess.run(None, silero)
+    assert prob.shape == (1, 1) and np.isfinite(prob).all() and state.shape == (2, 1, 128)
+    for name, array in silero.items():
+        write_if_changed(out / "inputs" / "silero_vad" / f"{name}.npy", npy(array))
+    for model in ["transformer_24", "transformer_1000"]:
+        for name, array in transformer_feeds.items():
+            write_if_changed(out / "inputs" / model / f"{name}.npy", npy(array))
+
+
 def main(argv: list[str]) -> int:
     if len(argv) != 1:
         print("usage: make_examples.py OUT_DIR", file=sys.stderr)
@@ -504,13 +544,8 @@ def main(argv: list[str]) -> int:
                     ("function_library.onnx", library), ("live_specialization.onnx", live),
                     ("transformer_24.onnx", small),
                     ("transformer_1000.onnx", large)]:
-        data = m.SerializeToString()
-        path = out / name
-        if path.exists() and path.read_bytes() == data:
-            print(f"{path}: unchanged ({len(data)} bytes)")
-        else:
-            path.write_bytes(data)
-            print(f"{path}: written ({len(data)} bytes)")
+        write_if_changed(out / name, m.SerializeToString())
+    example_inputs(out, feeds)
     return 0
 
 

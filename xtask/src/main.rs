@@ -96,11 +96,22 @@ fn corpus(root: &Path) -> Result<PathBuf, String> {
     Ok(dir)
 }
 
+/// Builds the app into dist/, with onnxruntime-web copied into dist/ort/ (trunk
+/// empties dist/ first). The runtime loads only when the user first runs a model.
 fn trunk_build(root: &Path) -> Result<(), String> {
     tools::web(root)?;
+    let ort = tools::ort_web(root)?;
     run(Command::new("trunk")
         .args(["build", "--release", "--offline"])
-        .current_dir(root))
+        .current_dir(root))?;
+    let into = root.join("dist/ort");
+    std::fs::create_dir_all(&into).map_err(|e| format!("{}: {e}", into.display()))?;
+    for entry in std::fs::read_dir(&ort).map_err(|e| format!("{}: {e}", ort.display()))? {
+        let entry = entry.map_err(|e| e.to_string())?;
+        std::fs::copy(entry.path(), into.join(entry.file_name()))
+            .map_err(|e| format!("{}: {e}", entry.path().display()))?;
+    }
+    Ok(())
 }
 
 fn serve(root: &Path, port: u16) -> Result<(), String> {

@@ -37,6 +37,61 @@ pub fn web(root: &Path) -> Result<(), String> {
     Ok(())
 }
 
+/// onnxruntime-web, pinned: the runtime the app's Run tab loads on the first run.
+pub const ORT_WEB_VERSION: &str = "1.31.1";
+/// The npm tarball's SHA-1 (`npm view onnxruntime-web@1.31.1 dist.shasum`).
+const ORT_WEB_SHASUM: &str = "309e196c733e90a038e0380867dde308a994de92";
+/// What the app serves of it: the wasm-only ES module and its single-threaded-capable
+/// wasm build (the other builds, WebGPU and WebGL, are left out).
+pub const ORT_WEB_FILES: &[&str] = &[
+    "ort.wasm.min.mjs",
+    "ort-wasm-simd-threaded.mjs",
+    "ort-wasm-simd-threaded.wasm",
+];
+
+/// onnxruntime-web's files from npm, fetched once into target/tools and checked
+/// against the pinned checksum; gives their directory.
+pub fn ort_web(root: &Path) -> Result<std::path::PathBuf, String> {
+    let dir = root.join(format!("target/tools/onnxruntime-web-{ORT_WEB_VERSION}"));
+    if ORT_WEB_FILES.iter().all(|f| dir.join(f).exists()) {
+        return Ok(dir);
+    }
+    println!("fetching onnxruntime-web {ORT_WEB_VERSION} from npm");
+    let work = root.join("target/tools/npm-pack");
+    let _ = std::fs::remove_dir_all(&work);
+    std::fs::create_dir_all(&work).map_err(|e| format!("{}: {e}", work.display()))?;
+    run(Command::new("npm")
+        .args([
+            "pack",
+            "--silent",
+            &format!("onnxruntime-web@{ORT_WEB_VERSION}"),
+        ])
+        .current_dir(&work))?;
+    let tarball = work.join(format!("onnxruntime-web-{ORT_WEB_VERSION}.tgz"));
+    let sum = Command::new("sha1sum")
+        .arg(&tarball)
+        .output()
+        .map_err(|e| format!("sha1sum: {e}"))?;
+    let sum = String::from_utf8_lossy(&sum.stdout);
+    if sum.split_whitespace().next() != Some(ORT_WEB_SHASUM) {
+        return Err(format!(
+            "{}: checksum {sum} is not the pinned {ORT_WEB_SHASUM}",
+            tarball.display()
+        ));
+    }
+    run(Command::new("tar")
+        .arg("xzf")
+        .arg(&tarball)
+        .current_dir(&work))?;
+    std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    for f in ORT_WEB_FILES {
+        let from = work.join("package/dist").join(f);
+        std::fs::copy(&from, dir.join(f)).map_err(|e| format!("{}: {e}", from.display()))?;
+    }
+    let _ = std::fs::remove_dir_all(&work);
+    Ok(dir)
+}
+
 /// Debian's Chromium and its WebDriver, for the browser tier.
 pub fn chromium() -> Result<(), String> {
     if Path::new("/usr/bin/chromium").exists() && Path::new("/usr/bin/chromedriver").exists() {

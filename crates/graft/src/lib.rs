@@ -21,6 +21,7 @@ pub mod schema;
 pub mod specialize;
 pub mod summary;
 pub mod text;
+pub mod values;
 pub mod view;
 
 pub use codec::{

@@ -1,0 +1,602 @@
+//! Values a run of the model gives: the inputs a run needs (their types with symbolic
+//! dimensions filled in, seeded random contents), and what a tensor holds in numbers
+//! (statistics, a histogram, a 2-D slice) for showing. The run itself happens outside
+//! the core (the app hands the model to onnxruntime-web); tensors travel as
+//! [`Tensor`]s with their bytes in `raw_data`, little-endian, as ONNX stores them.
+
+use std::borrow::Cow;
+use std::collections::BTreeMap;
+
+use bytes::Bytes;
+use serde::{Deserialize, Serialize};
+
+use crate::ir::{DimValue, GraphId, Model, Tensor, TypeValue, dtype};
+
+/// One graph input a run must be given: its name, element type and dimensions (a
+/// number, a symbol, or unknown; `None` when not even the rank is declared).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct InputSpec {
+    pub name: String,
+    pub data_type: i32,
+    pub dims: Option<Vec<DimSpec>>,
+}
+
+/// A dimension of an input as the model declares it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum DimSpec {
+    Fixed(i64),
+    /// A symbolic dimension, by name: the user gives its size.
+    Symbol(String),
+    /// Neither a number nor a name: the user gives its size under the input's name
+    /// and position (`x[0]`).
+    Unknown(String),
+}
+
+impl DimSpec {
+    /// The name the user's size is kept under, unless the dimension is fixed.
+    pub fn symbol(&self) -> Option<&str> {
+        match self {
+            DimSpec::Fixed(_) => None,
+            DimSpec::Symbol(s) | DimSpec::Unknown(s) => Some(s),
+        }
+    }
+}
+
+/// The inputs the main graph must be given: its inputs that are not initializers
+/// (an input with an initializer of the same name has a default and is left out).
+pub fn input_specs(model: &Model) -> Result<Vec<InputSpec>, String> {
+    let Some(graph) = model.graph else {
+        return Err("the model has no graph".into());
+    };
+    specs_of(model, graph)
+}
+
+fn specs_of(model: &Model, graph: GraphId) -> Result<Vec<InputSpec>, String> {
+    let g = model.graph(graph);
+    let initialized: std::collections::HashSet<_> =
+        g.initializers.iter().filter_map(|i| i.value).collect();
+    let mut specs = Vec::new();
+    for input in &g.inputs {
+        let Some(value) = input.value else { continue };
+        if initialized.contains(&value) {
+            continue;
+        }
+        let name = model.value(value).name.clone();
+        let tensor = match input.ty.as_ref().and_then(|t| t.value.as_ref()) {
+            Some(TypeValue::Tensor(t)) => t,
+            Some(_) => {
+                return Err(format!(
+                    "input {name:?} is not a tensor: only tensor inputs can be given"
+                ));
+            }
+            None => return Err(format!("input {name:?} has no type")),
+        };
+        let data_type = tensor.elem_type.unwrap_or(dtype::UNDEFINED);
+        if dtype::name(data_type).is_none() || data_type == dtype::UNDEFINED {
+            return Err(format!("input {name:?} has no element type"));
+        }
+        let dims = tensor.shape.as_ref().map(|shape| {
+            shape
+                .dims
+                .iter()
+                .enumerate()
+                .map(|(i, d)| match &d.value {
+                    Some(DimValue::Value(v)) => DimSpec::Fixed(*v),
+                    Some(DimValue::Param(p)) if !p.is_empty() => DimSpec::Symbol(p.clone()),
+                    _ => DimSpec::Unknown(format!("{name}[{i}]")),
+                })
+                .collect()
+        });
+        specs.push(InputSpec {
+            name,
+            data_type,
+            dims,
+        });
+    }
+    Ok(specs)
+}
+
+/// The size of every dimension of `spec`, symbols taken from `sizes` (a symbol not
+/// given is 1). An input without a declared shape has none to fill in.
+pub fn resolve_dims(spec: &InputSpec, sizes: &BTreeMap<String, i64>) -> Result<Vec<i64>, String> {
+    let dims = spec.dims.as_ref().ok_or_else(|| {
+        format!(
+            "input {:?} declares no shape: give it as an .npy file",
+            spec.name
+        )
+    })?;
+    dims.iter()
+        .map(|d| {
+            let n = match d {
+                DimSpec::Fixed(n) => *n,
+                DimSpec::Symbol(s) | DimSpec::Unknown(s) => sizes.get(s).copied().unwrap_or(1),
+            };
+            if n < 0 {
+                Err(format!(
+                    "input {:?}: dimension {} is {n}; a size is 0 or more",
+                    spec.name,
+                    d.symbol().unwrap_or("?")
+                ))
+            } else {
+                Ok(n)
+            }
+        })
+        .collect()
+}
+
+/// NumPy's name for an element type (onnxruntime-web uses the same names), for the
+/// types both can hold.
+pub fn numpy_name(data_type: i32) -> Option<&'static str> {
+    NUMPY_NAMES
+        .iter()
+        .find(|(t, _)| *t == data_type)
+        .map(|(_, n)| *n)
+}
+
+/// The element type NumPy (or onnxruntime-web) calls `name`.
+pub fn from_numpy_name(name: &str) -> Option<i32> {
+    NUMPY_NAMES
+        .iter()
+        .find(|(_, n)| *n == name)
+        .map(|(t, _)| *t)
+}
+
+const NUMPY_NAMES: &[(i32, &str)] = &[
+    (dtype::FLOAT, "float32"),
+    (dtype::UINT8, "uint8"),
+    (dtype::INT8, "int8"),
+    (dtype::UINT16, "uint16"),
+    (dtype::INT16, "int16"),
+    (dtype::INT32, "int32"),
+    (dtype::INT64, "int64"),
+    (dtype::BOOL, "bool"),
+    (dtype::FLOAT16, "float16"),
+    (dtype::DOUBLE, "float64"),
+    (dtype::UINT32, "uint32"),
+    (dtype::UINT64, "uint64"),
+];
+
+/// The most elements a random input gets (4 GB of float32 would stop the page).
+pub const MAX_RANDOM_ELEMENTS: u64 = 64 << 20;
+
+/// A tensor of `data_type` and `dims` with seeded random contents: floats drawn from a
+/// standard normal distribution, integers from 0 to 9, booleans half true. The same
+/// seed gives the same tensor on every machine.
+pub fn random_tensor(data_type: i32, dims: &[i64], seed: u64) -> Result<Tensor, String> {
+    let count = dims
+        .iter()
+        .try_fold(1u64, |acc, &d| {
+            u64::try_from(d).ok().and_then(|d| acc.checked_mul(d))
+        })
+        .filter(|&c| c <= MAX_RANDOM_ELEMENTS)
+        .ok_or_else(|| {
+            format!(
+                "{dims:?} is too large for a random input (at most {MAX_RANDOM_ELEMENTS} elements)"
+            )
+        })? as usize;
+    let mut rng = SplitMix(seed);
+    let mut bytes = Vec::new();
+    let mut put = |f: &mut dyn FnMut(&mut SplitMix, &mut Vec<u8>)| {
+        for _ in 0..count {
+            f(&mut rng, &mut bytes);
+        }
+    };
+    match data_type {
+        dtype::FLOAT => put(&mut |r, b| b.extend((r.normal() as f32).to_le_bytes())),
+        dtype::DOUBLE => put(&mut |r, b| b.extend(r.normal().to_le_bytes())),
+        dtype::FLOAT16 => put(&mut |r, b| b.extend(f16_bits(r.normal() as f32).to_le_bytes())),
+        dtype::INT64 => put(&mut |r, b| b.extend((r.below(10) as i64).to_le_bytes())),
+        dtype::INT32 => put(&mut |r, b| b.extend((r.below(10) as i32).to_le_bytes())),
+        dtype::INT16 => put(&mut |r, b| b.extend((r.below(10) as i16).to_le_bytes())),
+        dtype::INT8 => put(&mut |r, b| b.push(r.below(10) as u8)),
+        dtype::UINT64 => put(&mut |r, b| b.extend(r.below(10).to_le_bytes())),
+        dtype::UINT32 => put(&mut |r, b| b.extend((r.below(10) as u32).to_le_bytes())),
+        dtype::UINT16 => put(&mut |r, b| b.extend((r.below(10) as u16).to_le_bytes())),
+        dtype::UINT8 => put(&mut |r, b| b.push(r.below(10) as u8)),
+        dtype::BOOL => put(&mut |r, b| b.push(r.below(2) as u8)),
+        other => {
+            return Err(format!(
+                "a random {} input is not supported: give it as an .npy file",
+                dtype::name(other).unwrap_or("?")
+            ));
+        }
+    }
+    Ok(Tensor {
+        dims: dims.to_vec(),
+        data_type: Some(data_type),
+        raw_data: Some(Bytes::from(bytes)),
+        ..Tensor::default()
+    })
+}
+
+/// SplitMix64: a small seeded generator, the same sequence on every machine.
+pub struct SplitMix(pub u64);
+
+impl SplitMix {
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// Uniform in [0, 1).
+    fn unit(&mut self) -> f64 {
+        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
+    }
+
+    /// Uniform in `0..n` (0 when `n` is 0).
+    pub fn below(&mut self, n: u64) -> u64 {
+        self.next_u64().checked_rem(n).unwrap_or(0)
+    }
+
+    /// Standard normal (Box–Muller).
+    fn normal(&mut self) -> f64 {
+        let u = 1.0 - self.unit();
+        let v = self.unit();
+        (-2.0 * u.ln()).sqrt() * (std::f64::consts::TAU * v).cos()
+    }
+}
+
+/// Half-precision bits of `x` (round to nearest even).
+fn f16_bits(x: f32) -> u16 {
+    let bits = x.to_bits();
+    let sign = ((bits >> 16) & 0x8000) as u16;
+    let exp = ((bits >> 23) & 0xff) as i32;
+    let man = bits & 0x007f_ffff;
+    if exp == 0xff {
+        return sign | 0x7c00 | if man != 0 { 0x200 } else { 0 };
+    }
+    let e = exp - 127 + 15;
+    if e >= 0x1f {
+        return sign | 0x7c00;
+    }
+    if e <= 0 {
+        if e < -10 {
+            return sign;
+        }
+        let m = man | 0x0080_0000;
+        let shift = (14 - e) as u32;
+        let half = 1 << (shift - 1);
+        let rounded = (m + half - 1 + ((m >> shift) & 1)) >> shift;
+        return sign | rounded as u16;
+    }
+    let rounded = man + 0x0fff + ((man >> 13) & 1);
+    let (e, m) = if rounded & 0x0080_0000 != 0 {
+        (e + 1, 0)
+    } else {
+        (e, rounded >> 13)
+    };
+    if e >= 0x1f {
+        return sign | 0x7c00;
+    }
+    sign | ((e as u16) << 10) | m as u16
+}
+
+/// An IEEE half as a double.
+pub fn half(bits: u16) -> f64 {
+    let sign = if bits >> 15 == 1 { -1.0 } else { 1.0 };
+    let exp = i32::from((bits >> 10) & 0x1f);
+    let frac = f64::from(bits & 0x3ff);
+    sign * match exp {
+        0 => frac * 2f64.powi(-24),
+        31 if frac == 0.0 => f64::INFINITY,
+        31 => f64::NAN,
+        _ => (1.0 + frac / 1024.0) * 2f64.powi(exp - 15),
+    }
+}
+
+/// The elements as little-endian bytes of the element type, or for strings each with
+/// its length, however the tensor stores them (`raw_data`, the typed fields, or a
+/// data file of `model`); `None` when they cannot be had (a missing data file, a
+/// segment, an external tensor without its model).
+pub fn elements<'t>(model: Option<&Model>, t: &'t Tensor) -> Option<Cow<'t, [u8]>> {
+    if t.segment.is_some() {
+        return None;
+    }
+    if let Some(ext) = t.external_ref() {
+        let bytes = crate::external::resolve(model?, t, &ext).ok()?;
+        return Some(Cow::Owned(bytes.to_vec()));
+    }
+    if let Some(raw) = &t.raw_data {
+        return Some(Cow::Borrowed(raw));
+    }
+    let mut out = Vec::new();
+    if t.data_type() == dtype::STRING {
+        for s in &t.string_data {
+            out.extend_from_slice(&(s.len() as u64).to_le_bytes());
+            out.extend_from_slice(s);
+        }
+        return Some(Cow::Owned(out));
+    }
+    out.extend(t.float_data.iter().flat_map(|v| v.to_le_bytes()));
+    out.extend(t.int64_data.iter().flat_map(|v| v.to_le_bytes()));
+    out.extend(t.double_data.iter().flat_map(|v| v.to_le_bytes()));
+    out.extend(t.uint64_data.iter().flat_map(|v| v.to_le_bytes()));
+    // int32_data carries every element type narrower than 32 bits, one per entry.
+    let width = match t.data_type() {
+        dtype::INT8 | dtype::UINT8 | dtype::BOOL => 1,
+        dtype::INT16 | dtype::UINT16 | dtype::FLOAT16 | dtype::BFLOAT16 => 2,
+        dtype::INT32 => 4,
+        // 8-bit floats and packed 4-bit types: compared as stored.
+        _ => 4,
+    };
+    for v in &t.int32_data {
+        out.extend_from_slice(&v.to_le_bytes()[..width]);
+    }
+    Some(Cow::Owned(out))
+}
+
+/// The elements of a tensor that carries them as numbers, in C order (see
+/// [`numbers_in`]).
+pub fn numbers(t: &Tensor) -> Result<Vec<f64>, String> {
+    numbers_in(None, t)
+}
+
+/// The elements of a tensor as numbers, in C order (an external tensor's read from
+/// `model`'s data file). Strings and types without a numeric reading (complex, 4-bit
+/// and 8-bit floats) are refused with their name.
+pub fn numbers_in(model: Option<&Model>, t: &Tensor) -> Result<Vec<f64>, String> {
+    let data_type = t.data_type();
+    let unsupported = || {
+        format!(
+            "{} values cannot be shown as numbers",
+            dtype::name(data_type).unwrap_or("untyped")
+        )
+    };
+    let size = match data_type {
+        dtype::FLOAT | dtype::INT32 | dtype::UINT32 => 4,
+        dtype::DOUBLE | dtype::INT64 | dtype::UINT64 => 8,
+        dtype::FLOAT16 | dtype::BFLOAT16 | dtype::INT16 | dtype::UINT16 => 2,
+        dtype::INT8 | dtype::UINT8 | dtype::BOOL => 1,
+        _ => return Err(unsupported()),
+    };
+    let bytes = elements(model, t).ok_or("the tensor's elements cannot be read")?;
+    if bytes.len() % size != 0 {
+        return Err(format!(
+            "{} bytes do not divide into {size}-byte elements",
+            bytes.len()
+        ));
+    }
+    let read = |c: &[u8]| -> f64 {
+        let mut b = [0u8; 8];
+        b[..c.len()].copy_from_slice(c);
+        let [b0, b1, b2, b3, ..] = b;
+        match data_type {
+            dtype::FLOAT => f64::from(f32::from_le_bytes([b0, b1, b2, b3])),
+            dtype::DOUBLE => f64::from_le_bytes(b),
+            dtype::FLOAT16 => half(u16::from_le_bytes([b0, b1])),
+            dtype::BFLOAT16 => f64::from(f32::from_bits(
+                u32::from(u16::from_le_bytes([b0, b1])) << 16,
+            )),
+            dtype::INT64 => i64::from_le_bytes(b) as f64,
+            dtype::UINT64 => u64::from_le_bytes(b) as f64,
+            dtype::INT32 => f64::from(i32::from_le_bytes([b0, b1, b2, b3])),
+            dtype::UINT32 => f64::from(u32::from_le_bytes([b0, b1, b2, b3])),
+            dtype::INT16 => f64::from(i16::from_le_bytes([b0, b1])),
+            dtype::UINT16 => f64::from(u16::from_le_bytes([b0, b1])),
+            dtype::INT8 => f64::from(b0 as i8),
+            _ => f64::from(b0),
+        }
+    };
+    Ok(bytes.chunks_exact(size).map(read).collect())
+}
+
+/// How many bars a histogram has.
+pub const HISTOGRAM_BINS: usize = 24;
+
+/// What a tensor holds, summed up for showing.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Stats {
+    pub data_type: String,
+    pub dims: Vec<i64>,
+    pub count: u64,
+    /// Over the finite elements (`None` when there is none).
+    pub min: Option<f64>,
+    pub max: Option<f64>,
+    pub mean: Option<f64>,
+    pub std: Option<f64>,
+    pub nan: u64,
+    pub inf: u64,
+    /// Counts of the finite elements in [`HISTOGRAM_BINS`] equal bins from `min` to
+    /// `max` (one bin when they are equal).
+    pub histogram: Vec<u64>,
+    /// A 2-D slice (the last two dimensions at index 0 of the others), at most
+    /// [`HEAT_SIDE`] on a side: every n-th row and column.
+    pub heat: Option<Heat>,
+}
+
+impl Stats {
+    /// The largest absolute finite value.
+    pub fn max_abs(&self) -> Option<f64> {
+        Some(self.min?.abs().max(self.max?.abs()))
+    }
+}
+
+/// A 2-D slice of a tensor, row by row.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Heat {
+    pub rows: usize,
+    pub cols: usize,
+    /// The step between shown rows and columns of the slice.
+    pub step: usize,
+    pub values: Vec<f64>,
+}
+
+/// The most rows or columns a heat map shows.
+pub const HEAT_SIDE: usize = 48;
+
+/// The statistics of `t`.
+pub fn stats(t: &Tensor) -> Result<Stats, String> {
+    let values = numbers(t)?;
+    let expected = t.element_count();
+    if expected != Some(values.len() as u64) {
+        return Err(format!(
+            "the tensor holds {} elements, its shape {:?} needs {}",
+            values.len(),
+            t.dims,
+            expected.map_or("more than can be counted".to_string(), |e| e.to_string())
+        ));
+    }
+    Ok(stats_of(t.data_type(), &t.dims, &values))
+}
+
+fn stats_of(data_type: i32, dims: &[i64], values: &[f64]) -> Stats {
+    let (mut nan, mut inf, mut n) = (0u64, 0u64, 0u64);
+    let (mut min, mut max, mut sum) = (f64::INFINITY, f64::NEG_INFINITY, 0.0);
+    for &v in values {
+        if v.is_nan() {
+            nan += 1;
+        } else if v.is_infinite() {
+            inf += 1;
+        } else {
+            n += 1;
+            min = min.min(v);
+            max = max.max(v);
+            sum += v;
+        }
+    }
+    let mean = (n > 0).then(|| sum / n as f64);
+    let std = mean.map(|m| {
+        let sq: f64 = values
+            .iter()
+            .filter(|v| v.is_finite())
+            .map(|v| (v - m) * (v - m))
+            .sum();
+        (sq / n as f64).sqrt()
+    });
+    let mut histogram = Vec::new();
+    if n > 0 {
+        let bins = if max > min { HISTOGRAM_BINS } else { 1 };
+        histogram = vec![0u64; bins];
+        let width = (max - min) / bins as f64;
+        for &v in values.iter().filter(|v| v.is_finite()) {
+            let i = if width > 0.0 {
+                (((v - min) / width) as usize).min(bins - 1)
+            } else {
+                0
+            };
+            histogram[i] += 1;
+        }
+    }
+    Stats {
+        data_type: dtype::name(data_type).unwrap_or("?").to_string(),
+        dims: dims.to_vec(),
+        count: values.len() as u64,
+        min: (n > 0).then_some(min),
+        max: (n > 0).then_some(max),
+        mean,
+        std,
+        nan,
+        inf,
+        histogram,
+        heat: heat(dims, values),
+    }
+}
+
+fn heat(dims: &[i64], values: &[f64]) -> Option<Heat> {
+    let [.., r, c] = dims else { return None };
+    let (rows, cols) = (usize::try_from(*r).ok()?, usize::try_from(*c).ok()?);
+    if rows < 2 || cols < 2 || values.len() < rows * cols {
+        return None;
+    }
+    let step = rows.max(cols).div_ceil(HEAT_SIDE);
+    let (shown_rows, shown_cols) = (rows.div_ceil(step), cols.div_ceil(step));
+    let mut out = Vec::with_capacity(shown_rows * shown_cols);
+    for i in (0..rows).step_by(step) {
+        for j in (0..cols).step_by(step) {
+            out.push(values[i * cols + j]);
+        }
+    }
+    Some(Heat {
+        rows: shown_rows,
+        cols: shown_cols,
+        step,
+        values: out,
+    })
+}
+
+/// The largest absolute difference between two tensors of the same element type and
+/// shape, element by element (NaN against a number counts as infinite; NaN against
+/// NaN as equal). External tensors are read from their models' data files.
+pub fn max_abs_difference(
+    a_model: Option<&Model>,
+    a: &Tensor,
+    b_model: Option<&Model>,
+    b: &Tensor,
+) -> Result<f64, String> {
+    if a.data_type() != b.data_type() {
+        return Err(format!(
+            "the element types differ: {} and {}",
+            dtype::name(a.data_type()).unwrap_or("?"),
+            dtype::name(b.data_type()).unwrap_or("?")
+        ));
+    }
+    if a.dims != b.dims {
+        return Err(format!("the shapes differ: {:?} and {:?}", a.dims, b.dims));
+    }
+    let (x, y) = (numbers_in(a_model, a)?, numbers_in(b_model, b)?);
+    if x.len() != y.len() {
+        return Err(format!("{} elements against {}", x.len(), y.len()));
+    }
+    Ok(x.iter().zip(&y).fold(0f64, |m, (p, q)| {
+        let d = match (p.is_nan(), q.is_nan()) {
+            (true, true) => 0.0,
+            (false, false) if p == q => 0.0,
+            (false, false) => (p - q).abs(),
+            _ => f64::INFINITY,
+        };
+        m.max(d)
+    }))
+}
+
+/// A `.npy` file (version 1.0, C order) holding `t`.
+pub fn npy_bytes(t: &Tensor) -> Result<Vec<u8>, String> {
+    let descr = match t.data_type() {
+        dtype::FLOAT => "<f4",
+        dtype::DOUBLE => "<f8",
+        dtype::FLOAT16 => "<f2",
+        dtype::INT64 => "<i8",
+        dtype::INT32 => "<i4",
+        dtype::INT16 => "<i2",
+        dtype::INT8 => "|i1",
+        dtype::UINT64 => "<u8",
+        dtype::UINT32 => "<u4",
+        dtype::UINT16 => "<u2",
+        dtype::UINT8 => "|u1",
+        dtype::BOOL => "|b1",
+        other => {
+            return Err(format!(
+                "{} cannot be saved as .npy",
+                dtype::name(other).unwrap_or("?")
+            ));
+        }
+    };
+    let raw = t
+        .raw_data
+        .as_ref()
+        .ok_or("the tensor's values are not in raw_data")?;
+    let shape = match t.dims.as_slice() {
+        [one] => format!("({one},)"),
+        dims => format!(
+            "({})",
+            dims.iter()
+                .map(i64::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    };
+    let mut header = format!("{{'descr': '{descr}', 'fortran_order': False, 'shape': {shape}, }}");
+    // Magic (6) + version (2) + length (2) + header + newline, padded to 64 bytes.
+    let total = (10 + header.len() + 1).div_ceil(64) * 64;
+    while 10 + header.len() + 1 < total {
+        header.push(' ');
+    }
+    header.push('\n');
+    let mut out = b"\x93NUMPY\x01\x00".to_vec();
+    out.extend((header.len() as u16).to_le_bytes());
+    out.extend(header.as_bytes());
+    out.extend_from_slice(raw);
+    Ok(out)
+}

@@ -1,0 +1,192 @@
+//! `graft::values`: the inputs a run needs (ONNX text in, specs out), seeded random
+//! inputs, statistics of a tensor, and `.npy` both ways.
+
+use std::collections::BTreeMap;
+
+use bytes::Bytes;
+use graft::edit::npy_tensor;
+use graft::ir::{Tensor, dtype};
+use graft::values::{
+    DimSpec, HISTOGRAM_BINS, InputSpec, input_specs, max_abs_difference, npy_bytes, numbers,
+    random_tensor, resolve_dims, stats,
+};
+
+fn parse(text: &str) -> graft::Model {
+    graft::text::parse_model(text)
+        .unwrap_or_else(|e| panic!("{e}\n{text}"))
+        .model
+}
+
+fn floats(dims: &[i64], values: &[f32]) -> Tensor {
+    Tensor {
+        dims: dims.to_vec(),
+        data_type: Some(dtype::FLOAT),
+        raw_data: Some(Bytes::from(
+            values
+                .iter()
+                .flat_map(|v| v.to_le_bytes())
+                .collect::<Vec<_>>(),
+        )),
+        ..Tensor::default()
+    }
+}
+
+#[test]
+fn the_inputs_a_run_needs_leave_out_initialized_inputs_and_name_symbols() {
+    let model = parse(
+        r#"<ir_version: 8, opset_import: ["" : 18]>
+        g (float[N, 3] x, int64 sr, float[2] w, float[?, 4] z, int64[] s) => (float[N, 3] y)
+        <float[2] w = {1.0, 2.0}>
+        { y = Identity (x) }"#,
+    );
+    let specs = input_specs(&model).unwrap();
+    assert_eq!(
+        specs,
+        vec![
+            InputSpec {
+                name: "x".into(),
+                data_type: dtype::FLOAT,
+                dims: Some(vec![DimSpec::Symbol("N".into()), DimSpec::Fixed(3)]),
+            },
+            InputSpec {
+                name: "sr".into(),
+                data_type: dtype::INT64,
+                dims: Some(vec![]),
+            },
+            InputSpec {
+                name: "z".into(),
+                data_type: dtype::FLOAT,
+                dims: Some(vec![DimSpec::Unknown("z[0]".into()), DimSpec::Fixed(4)]),
+            },
+            InputSpec {
+                name: "s".into(),
+                data_type: dtype::INT64,
+                dims: None,
+            },
+        ]
+    );
+    let sizes = BTreeMap::from([("N".to_string(), 5)]);
+    assert_eq!(resolve_dims(&specs[0], &sizes).unwrap(), vec![5, 3]);
+    // A size not given is 1; a negative size is refused, naming the input.
+    assert_eq!(resolve_dims(&specs[2], &sizes).unwrap(), vec![1, 4]);
+    let bad = BTreeMap::from([("N".to_string(), -2)]);
+    let e = resolve_dims(&specs[0], &bad).unwrap_err();
+    assert!(e.contains("\"x\"") && e.contains("N"), "{e}");
+    // No declared shape: nothing to fill in; a file it must be.
+    let e = resolve_dims(&specs[3], &sizes).unwrap_err();
+    assert!(e.contains("\"s\"") && e.contains(".npy"), "{e}");
+    assert_eq!(resolve_dims(&specs[1], &sizes).unwrap(), Vec::<i64>::new());
+}
+
+#[test]
+fn an_input_without_a_type_or_of_a_sequence_type_is_refused_by_name() {
+    let model = parse(
+        r#"<ir_version: 8, opset_import: ["" : 18]>
+        g (seq(float[3]) s) => (seq(float[3]) t) { t = Identity (s) }"#,
+    );
+    let e = input_specs(&model).unwrap_err();
+    assert!(e.contains("\"s\"") && e.contains("not a tensor"), "{e}");
+}
+
+#[test]
+fn random_inputs_are_seeded_typed_and_bounded() {
+    let a = random_tensor(dtype::FLOAT, &[2, 3], 7).unwrap();
+    let b = random_tensor(dtype::FLOAT, &[2, 3], 7).unwrap();
+    let c = random_tensor(dtype::FLOAT, &[2, 3], 8).unwrap();
+    assert_eq!(a, b);
+    assert_ne!(a, c);
+    assert_eq!(a.raw_data.as_ref().unwrap().len(), 24);
+    let big = random_tensor(dtype::FLOAT, &[100_000], 1).unwrap();
+    let s = stats(&big).unwrap();
+    assert!(s.mean.unwrap().abs() < 0.02, "{s:?}");
+    assert!((s.std.unwrap() - 1.0).abs() < 0.02, "{s:?}");
+    let ints = numbers(&random_tensor(dtype::INT64, &[1000], 3).unwrap()).unwrap();
+    assert!(
+        ints.iter()
+            .all(|v| (0.0..10.0).contains(v) && v.fract() == 0.0)
+    );
+    let bools = numbers(&random_tensor(dtype::BOOL, &[1000], 3).unwrap()).unwrap();
+    assert!(bools.iter().all(|v| *v == 0.0 || *v == 1.0));
+    assert!(bools.contains(&0.0) && bools.contains(&1.0));
+    // Half precision: values near the float ones.
+    let h = numbers(&random_tensor(dtype::FLOAT16, &[50], 9).unwrap()).unwrap();
+    let f = numbers(&random_tensor(dtype::FLOAT, &[50], 9).unwrap()).unwrap();
+    for (x, y) in h.iter().zip(&f) {
+        assert!((x - y).abs() <= y.abs() * 1e-3 + 1e-4, "{x} {y}");
+    }
+    let e = random_tensor(dtype::STRING, &[2], 1).unwrap_err();
+    assert!(e.contains("string") && e.contains(".npy"), "{e}");
+    let e = random_tensor(dtype::FLOAT, &[1 << 20, 1 << 20], 1).unwrap_err();
+    assert!(e.contains("too large"), "{e}");
+}
+
+#[test]
+fn statistics_count_nan_and_inf_apart_and_bin_the_finite_values() {
+    let t = floats(&[2, 3], &[1.0, -3.0, f32::NAN, f32::INFINITY, 2.0, 4.0]);
+    let s = stats(&t).unwrap();
+    assert_eq!(s.count, 6);
+    assert_eq!((s.nan, s.inf), (1, 1));
+    assert_eq!((s.min, s.max), (Some(-3.0), Some(4.0)));
+    assert_eq!(s.mean, Some(1.0));
+    assert!((s.std.unwrap() - 2.5495097567963922).abs() < 1e-12);
+    assert_eq!(s.histogram.len(), HISTOGRAM_BINS);
+    assert_eq!(s.histogram.iter().sum::<u64>(), 4);
+    assert_eq!(s.histogram[0], 1);
+    assert_eq!(s.histogram[HISTOGRAM_BINS - 1], 1);
+    assert_eq!(s.max_abs(), Some(4.0));
+    let heat = s.heat.unwrap();
+    assert_eq!((heat.rows, heat.cols, heat.step), (2, 3, 1));
+    assert_eq!(heat.values.len(), 6);
+    // All equal: one bin. Nothing finite: no min, no bins.
+    let same = stats(&floats(&[3], &[2.0, 2.0, 2.0])).unwrap();
+    assert_eq!(same.histogram, vec![3]);
+    let none = stats(&floats(&[1], &[f32::NAN])).unwrap();
+    assert_eq!((none.min, none.mean, none.histogram.len()), (None, None, 0));
+    // A tensor whose bytes do not match its shape is refused.
+    let e = stats(&floats(&[4], &[1.0])).unwrap_err();
+    assert!(e.contains("needs 4"), "{e}");
+}
+
+#[test]
+fn a_large_slice_is_sampled_into_the_heat_map() {
+    let values: Vec<f32> = (0..100 * 200).map(|i| i as f32).collect();
+    let s = stats(&floats(&[1, 100, 200], &values)).unwrap();
+    let heat = s.heat.unwrap();
+    assert_eq!(heat.step, 5);
+    assert_eq!((heat.rows, heat.cols), (20, 40));
+    assert_eq!(heat.values[1], 5.0);
+    assert_eq!(heat.values[40], 1000.0);
+}
+
+#[test]
+fn npy_files_round_trip_through_the_reader() {
+    for t in [
+        floats(&[2, 2], &[1.0, 2.0, 3.0, 4.5]),
+        floats(&[3], &[1.0, 2.0, 3.0]),
+        random_tensor(dtype::INT64, &[], 1).unwrap(),
+        random_tensor(dtype::BOOL, &[4, 1, 2], 1).unwrap(),
+    ] {
+        let bytes = npy_bytes(&t).unwrap();
+        // NumPy pads the header so the data starts on a 64-byte boundary.
+        let header = u16::from_le_bytes([bytes[8], bytes[9]]) as usize;
+        assert_eq!((10 + header) % 64, 0);
+        let back = npy_tensor(&bytes).unwrap();
+        assert_eq!(back.dims, t.dims);
+        assert_eq!(back.data_type, t.data_type);
+        assert_eq!(back.raw_data, t.raw_data);
+    }
+}
+
+#[test]
+fn the_largest_difference_counts_nan_against_a_number_as_infinite() {
+    let a = floats(&[3], &[1.0, 2.0, f32::NAN]);
+    let b = floats(&[3], &[1.5, 2.0, f32::NAN]);
+    assert_eq!(max_abs_difference(None, &a, None, &b).unwrap(), 0.5);
+    let c = floats(&[3], &[1.0, 2.0, 3.0]);
+    assert_eq!(
+        max_abs_difference(None, &a, None, &c).unwrap(),
+        f64::INFINITY
+    );
+    let e = max_abs_difference(None, &a, None, &floats(&[1, 3], &[1.0, 2.0, 3.0])).unwrap_err();
+    assert!(e.contains("shapes differ"), "{e}");
+}

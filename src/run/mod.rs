@@ -1,0 +1,297 @@
+//! The Run tab: run the open model in the browser (onnxruntime-web, loaded on the
+//! first run) and see what comes out. Each input is a seeded random array (with the
+//! sizes given for its symbolic dimensions), an `.npy` file, or the last run's; a
+//! bundled example brings its own. Each output shows its type, shape, min, max, mean,
+//! standard deviation, NaN and Inf counts, a histogram, and a 2-D slice as a heat map.
+
+use leptos::prelude::*;
+
+use crate::format::number;
+use crate::platform::PickedFiles;
+use crate::state::{AppState, RunView};
+use graft::values::Stats;
+
+#[component]
+pub fn RunPanel() -> impl IntoView {
+    let state = expect_context::<AppState>();
+    let view_of = move || state.run.get();
+    let running = move || state.run.with(|r| r.as_ref().is_some_and(|r| r.running));
+    let run = move |_| state.run_model(Vec::new(), false, |_| {});
+    view! {
+        <section class="run-panel" aria-label="Run the model" data-testid="run-panel">
+            <div class="run-toolbar">
+                <button
+                    class="button button-primary"
+                    data-testid="run-button"
+                    title="Run the model in this browser with the inputs below (onnxruntime-web; nothing leaves your machine)"
+                    disabled=move || running() || state.run.with(|r| r.as_ref().is_none_or(|r| r.problem.is_some()))
+                    on:click=run
+                >
+                    {move || if running() { "Running…" } else { "Run" }}
+                </button>
+                <label class="run-seed">
+                    "Seed "
+                    <input
+                        type="number"
+                        min="0"
+                        data-testid="run-seed"
+                        prop:value=move || state.run.with(|r| r.as_ref().map_or(0, |r| r.seed)).to_string()
+                        on:change=move |e| {
+                            if let Ok(seed) = event_target_value(&e).trim().parse::<u64>() {
+                                state.set_run_seed(seed);
+                            }
+                        }
+                    />
+                </label>
+                <button
+                    class="button"
+                    data-testid="run-reuse"
+                    title="Give every input the array the last run had"
+                    disabled=move || !state.run.with(|r| r.as_ref().is_some_and(|r| r.has_previous))
+                    on:click=move |_| state.reuse_run_inputs()
+                >
+                    "Use the last run's inputs"
+                </button>
+            </div>
+            {move || view_of().map(|v| contents(state, v))}
+        </section>
+    }
+}
+
+fn contents(state: AppState, v: RunView) -> impl IntoView {
+    let problem = v
+        .problem
+        .clone()
+        .map(|p| view! { <p class="run-error" role="alert" data-testid="run-problem">{p}</p> });
+    let error = v
+        .error
+        .clone()
+        .map(|e| view! { <p class="run-error" role="alert" data-testid="run-error">{e}</p> });
+    let inputs = v
+        .inputs
+        .iter()
+        .map(|input| {
+            let name = input.name.clone();
+            let (pick, clear) = (name.clone(), name.clone());
+            let source = match &input.given {
+                Some(label) => view! {
+                    <span class="run-source" data-testid="run-input-source">{label.clone()}</span>
+                    <button class="link" title="Use a seeded random array instead" on:click=move |_| state.clear_run_input(clear.clone())>
+                        "random"
+                    </button>
+                }
+                .into_any(),
+                None => view! { <span class="run-source" data-testid="run-input-source">"random"</span> }.into_any(),
+            };
+            view! {
+                <tr data-testid="run-input">
+                    <td class="run-name">{name}</td>
+                    <td class="run-type">{input.declared.clone()}</td>
+                    <td>{source}</td>
+                    <td>
+                        <label class="link" title="Give this input a NumPy .npy file's array">
+                            ".npy…"
+                            <input
+                                class="visually-hidden"
+                                type="file"
+                                accept=".npy"
+                                data-testid="run-input-npy"
+                                on:change=move |e| state.give_run_input(pick.clone(), PickedFiles::from_input_event(&e))
+                            />
+                        </label>
+                    </td>
+                </tr>
+            }
+        })
+        .collect_view();
+    let sizes = v
+        .sizes
+        .iter()
+        .map(|(symbol, size)| {
+            let s = symbol.clone();
+            view! {
+                <label class="run-size" data-testid="run-size">
+                    {symbol.clone()} " = "
+                    <input
+                        type="number"
+                        min="0"
+                        data-testid=format!("run-size-{symbol}")
+                        prop:value=size.to_string()
+                        on:change=move |e| {
+                            if let Ok(n) = event_target_value(&e).trim().parse::<i64>() {
+                                state.set_run_size(s.clone(), n);
+                            }
+                        }
+                    />
+                </label>
+            }
+        })
+        .collect_view();
+    let last = v.last.clone().map(|last| {
+        let rows = last
+            .outputs
+            .iter()
+            .map(|(name, stats)| output(name, stats))
+            .collect_view();
+        let stale = v.stale.then(|| {
+            view! { <p class="run-stale" data-testid="run-stale">"The model changed since this run; run again to see its outputs."</p> }
+        });
+        view! {
+            <h3 class="run-heading">
+                "Outputs "
+                <span class="run-time" data-testid="run-time">
+                    {format!("{} ms, onnxruntime-web {}", number(last.ms), last.runtime)}
+                </span>
+            </h3>
+            {stale}
+            <div class="run-outputs" data-testid="run-outputs">{rows}</div>
+        }
+    });
+    view! {
+        {problem}
+        <h3 class="run-heading">"Inputs"</h3>
+        <table class="run-inputs">
+            <tbody>{inputs}</tbody>
+        </table>
+        <div class="run-sizes">{sizes}</div>
+        {error}
+        {last}
+    }
+}
+
+fn output(name: &str, stats: &Result<Stats, String>) -> impl IntoView + use<> {
+    let body = match stats {
+        Err(e) => view! { <p class="run-error">{e.clone()}</p> }.into_any(),
+        Ok(s) => {
+            let shown = |v: Option<f64>| v.map_or("–".to_string(), number);
+            let facts = [
+                ("min", shown(s.min)),
+                ("max", shown(s.max)),
+                ("mean", shown(s.mean)),
+                ("std", shown(s.std)),
+                ("NaN", s.nan.to_string()),
+                ("Inf", s.inf.to_string()),
+            ]
+            .into_iter()
+            .map(|(k, v)| {
+                view! {
+                    <div class="run-fact" data-testid=format!("run-{}", k.to_lowercase())>
+                        <dt>{k}</dt>
+                        <dd>{v}</dd>
+                    </div>
+                }
+            })
+            .collect_view();
+            view! {
+                <dl class="run-facts">{facts}</dl>
+                {histogram(s)}
+                {heat_map(s)}
+            }
+            .into_any()
+        }
+    };
+    let ty = stats.as_ref().ok().map(|s| {
+        let dims: Vec<String> = s.dims.iter().map(i64::to_string).collect();
+        format!("{}[{}]", s.data_type, dims.join(","))
+    });
+    view! {
+        <article class="run-output" data-testid="run-output" data-name=name.to_string()>
+            <h4>
+                <span class="run-name">{name.to_string()}</span>
+                " "
+                <span class="run-type">{ty}</span>
+            </h4>
+            {body}
+        </article>
+    }
+}
+
+/// The histogram as bars, min at the left and max at the right.
+fn histogram(s: &Stats) -> impl IntoView + use<> {
+    let top = s.histogram.iter().copied().max().unwrap_or(0).max(1) as f64;
+    let n = s.histogram.len().max(1) as f64;
+    let bars = s
+        .histogram
+        .iter()
+        .enumerate()
+        .map(|(i, &c)| {
+            let h = 40.0 * c as f64 / top;
+            view! {
+                <rect
+                    x=format!("{:.2}", i as f64 * 240.0 / n)
+                    y=format!("{:.2}", 40.0 - h)
+                    width=format!("{:.2}", 240.0 / n - 1.0)
+                    height=format!("{h:.2}")
+                >
+                    <title>{format!("{c}")}</title>
+                </rect>
+            }
+        })
+        .collect_view();
+    view! {
+        <svg class="run-histogram" data-testid="run-histogram" viewBox="0 0 240 40" width="240" height="40" role="img" aria-label="Histogram of the finite values">
+            {bars}
+        </svg>
+    }
+}
+
+/// The 2-D slice, blue for the smallest value through white to red for the largest.
+fn heat_map(s: &Stats) -> Option<impl IntoView + use<>> {
+    let heat = s.heat.as_ref()?;
+    let (lo, hi) = (s.min?, s.max?);
+    let span = if hi > lo { hi - lo } else { 1.0 };
+    let cell = (160.0 / heat.rows.max(heat.cols) as f64).clamp(2.0, 16.0);
+    let cells = heat
+        .values
+        .iter()
+        .enumerate()
+        .map(|(k, &v)| {
+            let (r, c) = (k / heat.cols, k % heat.cols);
+            let t = if v.is_finite() { (v - lo) / span } else { 0.5 };
+            let fill = heat_colour(t, v.is_finite());
+            view! {
+                <rect
+                    x=format!("{:.1}", c as f64 * cell)
+                    y=format!("{:.1}", r as f64 * cell)
+                    width=format!("{cell:.1}")
+                    height=format!("{cell:.1}")
+                    fill=fill
+                />
+            }
+        })
+        .collect_view();
+    let (w, h) = (heat.cols as f64 * cell, heat.rows as f64 * cell);
+    let note = if heat.step > 1 {
+        format!(
+            "the last two dimensions at index 0, every {}th row and column",
+            heat.step
+        )
+    } else {
+        "the last two dimensions at index 0".to_string()
+    };
+    Some(view! {
+        <figure class="run-heat">
+            <svg data-testid="run-heat" viewBox=format!("0 0 {w:.1} {h:.1}") width=format!("{w:.0}") height=format!("{h:.0}") role="img" aria-label="Heat map of a 2-D slice">
+                {cells}
+            </svg>
+            <figcaption>{note}</figcaption>
+        </figure>
+    })
+}
+
+/// A diverging colour for `t` in [0, 1]: blue, white at the middle, red; grey for NaN
+/// and Inf.
+fn heat_colour(t: f64, finite: bool) -> String {
+    if !finite {
+        return "#888".into();
+    }
+    let t = t.clamp(0.0, 1.0);
+    let (r, g, b) = if t < 0.5 {
+        let u = t * 2.0;
+        (40.0 + 215.0 * u, 90.0 + 165.0 * u, 220.0 + 35.0 * u)
+    } else {
+        let u = (t - 0.5) * 2.0;
+        (255.0 - 35.0 * u, 255.0 - 195.0 * u, 255.0 - 215.0 * u)
+    };
+    format!("rgb({r:.0},{g:.0},{b:.0})")
+}

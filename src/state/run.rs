@@ -1,0 +1,417 @@
+//! Running the open model: the inputs a run gets (seeded random ones with the
+//! symbolic dimensions the user gave, an `.npy` file, or the last run's), the plan the
+//! engine hands to onnxruntime-web, and what came out, summed up for the Run tab. The
+//! session keeps the user's choices across edits (they are about the inputs, which
+//! edits seldom change) and the last run with the model state it ran on.
+
+use std::collections::BTreeMap;
+
+use graft::ir::Tensor;
+use graft::values::{self, InputSpec, Stats};
+use serde::{Deserialize, Serialize};
+
+use super::*;
+
+/// What the user chose for the next run, and the last run.
+#[derive(Default, Debug)]
+pub(super) struct Runs {
+    /// The model (`Session::opened`) the inputs and the last run are of: another
+    /// model opened clears them (the sizes and the seed stay).
+    opened: u64,
+    /// Whether the bundled example's inputs were given (once per open).
+    example_given: bool,
+    /// Sizes of symbolic dimensions, by symbol.
+    sizes: BTreeMap<String, i64>,
+    seed: u64,
+    /// Inputs given as arrays (a file, an example's input, the last run's), by name.
+    given: BTreeMap<String, Given>,
+    running: bool,
+    error: Option<String>,
+    last: Option<Record>,
+}
+
+#[derive(Debug)]
+struct Given {
+    /// Where it came from, as the Run tab says it ("silero_input.npy").
+    label: String,
+    tensor: Tensor,
+}
+
+/// A finished run: the model state it ran on, its inputs and outputs.
+#[derive(Debug)]
+struct Record {
+    stamp: (u64, u64),
+    ms: f64,
+    runtime: String,
+    inputs: Vec<(String, Tensor)>,
+    outputs: Vec<(String, Tensor, Result<Stats, String>)>,
+}
+
+/// What the engine hands onnxruntime-web: the model's bytes (with `key` naming the
+/// model state, so a second run reuses the session), the inputs, the outputs to read.
+pub struct RunPlan {
+    /// The model state planned: (`opened`, `serial`).
+    pub stamp: (u64, u64),
+    pub key: String,
+    pub model: Vec<u8>,
+    pub inputs: Vec<(String, Tensor)>,
+    pub outputs: Vec<String>,
+}
+
+/// What a run gave: its time in milliseconds, the runtime's version, the outputs.
+pub type Ran = (f64, String, Vec<(String, Tensor)>);
+
+/// The Run tab's contents.
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Default)]
+pub struct RunView {
+    pub inputs: Vec<RunInput>,
+    /// The symbolic dimensions and their sizes.
+    pub sizes: Vec<(String, i64)>,
+    pub seed: u64,
+    pub running: bool,
+    pub error: Option<String>,
+    /// Why the model's inputs cannot be listed (an input without a type…).
+    pub problem: Option<String>,
+    pub last: Option<RunResult>,
+    /// Whether the model changed since the last run.
+    pub stale: bool,
+    pub has_previous: bool,
+}
+
+/// One input as the Run tab lists it.
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+pub struct RunInput {
+    pub name: String,
+    /// Its type as the model declares it (`float[N,3]`).
+    pub declared: String,
+    /// Where its array comes from: `None` for a seeded random one.
+    pub given: Option<String>,
+}
+
+/// The last run's outputs.
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+pub struct RunResult {
+    pub ms: f64,
+    pub runtime: String,
+    pub outputs: Vec<(String, Result<Stats, String>)>,
+}
+
+/// A run's outcome for automation (`window.__graftRun`): each output with its numpy
+/// type name, shape and elements (for outputs up to [`DATA_LIMIT`] elements).
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+pub enum RunOutcome {
+    Ok(Vec<OutputData>),
+    Error(String),
+}
+
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+pub struct OutputData {
+    pub name: String,
+    pub dtype: String,
+    pub shape: Vec<i64>,
+    pub data: Option<Vec<f64>>,
+}
+
+/// The most elements an output's data carries in a [`RunOutcome`].
+pub const DATA_LIMIT: u64 = 1_000_000;
+
+impl Session {
+    fn stamp(&self) -> (u64, u64) {
+        (self.opened, self.open.as_ref().map_or(0, |o| o.serial))
+    }
+
+    /// The run settings, first cleared of another model's inputs and run.
+    fn runs(&mut self) -> &mut Runs {
+        if self.model_runs.opened != self.opened {
+            self.model_runs = Runs {
+                opened: self.opened,
+                sizes: std::mem::take(&mut self.model_runs.sizes),
+                seed: self.model_runs.seed,
+                ..Runs::default()
+            };
+        }
+        &mut self.model_runs
+    }
+
+    /// Whether the bundled example's inputs are still to be given (true once per
+    /// open: the user may set them back to random afterwards).
+    pub fn wants_example_inputs(&mut self) -> bool {
+        !std::mem::replace(&mut self.runs().example_given, true)
+    }
+
+    fn input_specs(&self) -> Result<Vec<InputSpec>, String> {
+        let open = self.open.as_ref().ok_or("No model is open.")?;
+        values::input_specs(&open.model)
+    }
+
+    /// The Run tab's contents (`None` when no model is open).
+    pub fn run_view(&self) -> Option<RunView> {
+        let open = self.open.as_ref()?;
+        let fresh = Runs {
+            sizes: self.model_runs.sizes.clone(),
+            seed: self.model_runs.seed,
+            ..Runs::default()
+        };
+        let r = if self.model_runs.opened == self.opened {
+            &self.model_runs
+        } else {
+            &fresh
+        };
+        let (specs, problem) = match self.input_specs() {
+            Ok(specs) => (specs, None),
+            Err(e) => (Vec::new(), Some(e)),
+        };
+        let g = open.model.graph.map(|g| open.model.graph(g));
+        let declared = |name: &str| {
+            g.and_then(|g| {
+                g.inputs
+                    .iter()
+                    .find(|i| i.value.is_some_and(|v| open.model.value(v).name == name))
+            })
+            .and_then(|i| i.ty.as_ref())
+            .map_or("?".to_string(), ToString::to_string)
+        };
+        let mut sizes: Vec<(String, i64)> = Vec::new();
+        for spec in &specs {
+            if r.given.contains_key(&spec.name) {
+                continue;
+            }
+            for d in spec.dims.iter().flatten() {
+                if let Some(s) = d.symbol()
+                    && !sizes.iter().any(|(k, _)| k == s)
+                {
+                    sizes.push((s.to_string(), r.sizes.get(s).copied().unwrap_or(1)));
+                }
+            }
+        }
+        Some(RunView {
+            inputs: specs
+                .iter()
+                .map(|s| RunInput {
+                    name: s.name.clone(),
+                    declared: declared(&s.name),
+                    given: r.given.get(&s.name).map(|g| g.label.clone()),
+                })
+                .collect(),
+            sizes,
+            seed: r.seed,
+            running: r.running,
+            error: r.error.clone(),
+            problem,
+            last: r.last.as_ref().map(|l| RunResult {
+                ms: l.ms,
+                runtime: l.runtime.clone(),
+                outputs: l
+                    .outputs
+                    .iter()
+                    .map(|(n, _, s)| (n.clone(), s.clone()))
+                    .collect(),
+            }),
+            stale: r.last.as_ref().is_some_and(|l| l.stamp != self.stamp()),
+            has_previous: r.last.as_ref().is_some_and(|l| !l.inputs.is_empty()),
+        })
+    }
+
+    pub fn set_run_size(&mut self, symbol: &str, size: i64) {
+        self.runs().sizes.insert(symbol.to_string(), size);
+    }
+
+    pub fn set_run_seed(&mut self, seed: u64) {
+        self.runs().seed = seed;
+    }
+
+    /// Gives input `name` the array in `bytes` (an `.npy` file named `label`); a file
+    /// that is not an array of the input's element type is refused with the reason.
+    pub fn give_run_input(&mut self, name: &str, label: &str, bytes: &[u8]) -> Result<(), String> {
+        let tensor = graft::edit::npy_tensor(bytes).map_err(|e| format!("{label}: {e}"))?;
+        let spec = self
+            .input_specs()?
+            .into_iter()
+            .find(|s| s.name == name)
+            .ok_or_else(|| format!("The model has no input {name:?}."))?;
+        if tensor.data_type() != spec.data_type {
+            return Err(format!(
+                "{label} holds {} values; input {name} takes {}.",
+                graft::ir::dtype::name(tensor.data_type()).unwrap_or("?"),
+                graft::ir::dtype::name(spec.data_type).unwrap_or("?")
+            ));
+        }
+        self.runs().given.insert(
+            name.to_string(),
+            Given {
+                label: label.to_string(),
+                tensor,
+            },
+        );
+        Ok(())
+    }
+
+    /// Input `name` goes back to a seeded random array.
+    pub fn clear_run_input(&mut self, name: &str) {
+        self.runs().given.remove(name);
+    }
+
+    /// Every input gets the array the last run gave it.
+    pub fn reuse_run_inputs(&mut self) {
+        let runs = self.runs();
+        let Some(last) = &runs.last else { return };
+        for (name, tensor) in &last.inputs {
+            runs.given.insert(
+                name.clone(),
+                Given {
+                    label: "the last run's".into(),
+                    tensor: tensor.clone(),
+                },
+            );
+        }
+    }
+
+    /// The plan for a run of the open model: its bytes and every input (given, else
+    /// seeded random with the sizes chosen). A given array whose shape does not fit
+    /// the declared one is refused here, naming the input and the dimension.
+    pub fn plan_run(&mut self) -> Result<RunPlan, String> {
+        self.runs();
+        let planned = self.make_plan();
+        let runs = self.runs();
+        match &planned {
+            Ok(_) => {
+                runs.running = true;
+                runs.error = None;
+            }
+            Err(e) => runs.error = Some(e.clone()),
+        }
+        planned
+    }
+
+    fn make_plan(&self) -> Result<RunPlan, String> {
+        let open = self.open.as_ref().ok_or("No model is open.")?;
+        let specs = self.input_specs()?;
+        let mut inputs = Vec::with_capacity(specs.len());
+        // Sizes bound by the given arrays take part in the random ones' shapes.
+        let mut sizes = self.model_runs.sizes.clone();
+        for spec in &specs {
+            let Some(given) = self.model_runs.given.get(&spec.name) else {
+                continue;
+            };
+            let dims = &given.tensor.dims;
+            let Some(declared) = &spec.dims else { continue };
+            if dims.len() != declared.len() {
+                return Err(format!(
+                    "Input {}: {} has {} dimensions; the model declares {}.",
+                    spec.name,
+                    given.label,
+                    dims.len(),
+                    declared.len()
+                ));
+            }
+            for (k, (d, &n)) in declared.iter().zip(dims).enumerate() {
+                match d {
+                    values::DimSpec::Fixed(want) if *want != n => {
+                        return Err(format!(
+                            "Input {}: dimension {k} of {} is {n}; the model declares {want}.",
+                            spec.name, given.label
+                        ));
+                    }
+                    values::DimSpec::Symbol(s) => {
+                        sizes.entry(s.clone()).or_insert(n);
+                    }
+                    _ => {}
+                }
+            }
+        }
+        for (k, spec) in specs.iter().enumerate() {
+            let tensor = match self.model_runs.given.get(&spec.name) {
+                Some(given) => given.tensor.clone(),
+                None => {
+                    let dims = values::resolve_dims(spec, &sizes)?;
+                    values::random_tensor(
+                        spec.data_type,
+                        &dims,
+                        self.model_runs.seed.wrapping_add(k as u64),
+                    )
+                    .map_err(|e| format!("Input {}: {e}", spec.name))?
+                }
+            };
+            inputs.push((spec.name.clone(), tensor));
+        }
+        let outputs = open
+            .model
+            .graph
+            .map(|g| {
+                open.model
+                    .graph(g)
+                    .outputs
+                    .iter()
+                    .filter_map(|o| o.value.map(|v| open.model.value(v).name.clone()))
+                    .collect()
+            })
+            .unwrap_or_default();
+        let (_, model) = self.export()?;
+        let (opened, serial) = self.stamp();
+        Ok(RunPlan {
+            stamp: (opened, serial),
+            key: format!("{opened}:{serial}"),
+            model,
+            inputs,
+            outputs,
+        })
+    }
+
+    /// A run that could not start (an input file that did not arrive).
+    pub fn fail_run(&mut self, message: String) {
+        let runs = self.runs();
+        runs.running = false;
+        runs.error = Some(message);
+    }
+
+    /// What a run planned with `plan` gave: its outputs in `ms` milliseconds on
+    /// onnxruntime-web `runtime`, or its error. The outcome for automation, with the
+    /// elements of outputs up to [`DATA_LIMIT`] when `data` is asked for.
+    pub fn finish_run(
+        &mut self,
+        plan: RunPlan,
+        result: Result<Ran, String>,
+        data: bool,
+    ) -> RunOutcome {
+        if plan.stamp.0 != self.opened {
+            // Another model opened meanwhile: this run is of nothing shown.
+            return RunOutcome::Error("another model was opened during the run".into());
+        }
+        self.model_runs.running = false;
+        match result {
+            Err(message) => {
+                let message = format!("The run failed: {message}");
+                self.model_runs.error = Some(message.clone());
+                RunOutcome::Error(message)
+            }
+            Ok((ms, runtime, outputs)) => {
+                self.model_runs.error = None;
+                let outcome = outputs
+                    .iter()
+                    .map(|(name, t)| OutputData {
+                        name: name.clone(),
+                        dtype: values::numpy_name(t.data_type()).unwrap_or("?").to_string(),
+                        shape: t.dims.clone(),
+                        data: (data && t.element_count().is_some_and(|c| c <= DATA_LIMIT))
+                            .then(|| values::numbers(t).ok())
+                            .flatten(),
+                    })
+                    .collect();
+                self.model_runs.last = Some(Record {
+                    stamp: plan.stamp,
+                    ms,
+                    runtime,
+                    inputs: plan.inputs,
+                    outputs: outputs
+                        .into_iter()
+                        .map(|(n, t)| {
+                            let s = values::stats(&t);
+                            (n, t, s)
+                        })
+                        .collect(),
+                });
+                RunOutcome::Ok(outcome)
+            }
+        }
+    }
+}
