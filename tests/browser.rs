@@ -2310,3 +2310,146 @@ for label, v in [("min", probs.min()), ("max", probs.max()), ("mean", probs.mean
     app.click("tab-run");
     app.wait("run-stale");
 }
+
+/// The first number after `label` in `text` (a shown statistic: `min 0.1235`).
+fn shown_number(text: &str, label: &str) -> f64 {
+    let at = text
+        .find(label)
+        .unwrap_or_else(|| panic!("no {label} in {text:?}"))
+        + label.len();
+    text[at..]
+        .split_whitespace()
+        .next()
+        .and_then(|w| w.parse().ok())
+        .unwrap_or_else(|| panic!("no number after {label} in {text:?}"))
+}
+
+#[test]
+#[ignore = "browser tier: needs dist/ and Chromium; `cargo xtask test` runs it"]
+fn a_value_inside_an_expanded_call_is_what_onnxruntime_computes_there() {
+    let app = App::open();
+    app.browser.set_viewport(1600, 1200).unwrap();
+    app.wait("graph-ready");
+    app.click("tab-run");
+    app.click("run-button");
+    wait_until(Duration::from_secs(120), "the outputs", || {
+        Ok((app.browser.find_all(&testid("run-output"))?.len() == 2).then_some(()))
+    })
+    .unwrap_or_else(|e| panic!("{e}\n{}", app.diagnosis()));
+    // Inside act1 (ScaledTanh with alpha 0.5): its Tanh node.
+    app.click("tab-graph");
+    app.wait("graph-ready");
+    toggle(&app, "act1");
+    wait_for_graph_text(&app, "unscale", "act1's body");
+    click_node(&app, "tanh", false);
+    let text = wait_until(Duration::from_secs(120), "the Tanh's values", || {
+        if let Some(e) = app.get("node-values-error") {
+            return Err(app.browser.text(&e)?);
+        }
+        Ok(app
+            .get("node-value")
+            .and_then(|e| app.browser.text(&e).ok()))
+    })
+    .unwrap_or_else(|e| panic!("{e}\n{}", app.diagnosis()));
+    assert!(text.contains("float[1,16]"), "{text}");
+    // Python: the same seeded input; the call's input exposed as an output, and the
+    // body's Tanh computed from it with alpha 0.5.
+    let x = graft::values::random_tensor(graft::ir::dtype::FLOAT, &[1, 8], 0).unwrap();
+    let dir = root().join("target/browser-run");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("x1.npy"), graft::values::npy_bytes(&x).unwrap()).unwrap();
+    let shown = json!({
+        "min": shown_number(&text, "min"),
+        "max": shown_number(&text, "max"),
+        "mean": shown_number(&text, "mean"),
+    });
+    python_passes(
+        r#"
+import sys, json, numpy as np, onnx, onnxruntime as ort
+shown = json.loads(sys.argv[1])
+m = onnx.load("assets/examples/functions_and_control_flow.onnx")
+m.graph.output.append(onnx.helper.make_tensor_value_info("fc1.out", onnx.TensorProto.FLOAT, None))
+sess = ort.InferenceSession(m.SerializeToString(), providers=["CPUExecutionProvider"])
+fc1 = sess.run(["fc1.out"], {"x": np.load("target/browser-run/x1.npy")})[0]
+t = np.tanh(fc1 * np.float32(0.5))
+for k, v in [("min", t.min()), ("max", t.max()), ("mean", t.mean())]:
+    assert abs(shown[k] - float(v)) <= 1e-3 * max(abs(float(v)), 1e-3), (k, shown[k], float(v))
+"#,
+        &shown.to_string(),
+    );
+}
+
+/// Runs both models of the comparison (the Run tab's button) and gives each output's
+/// shown largest difference, by name, once the numbers are there.
+fn compare_runs(app: &App) -> Vec<(String, String)> {
+    let before = app
+        .get("run-comparison")
+        .and_then(|e| app.browser.text(&e).ok());
+    app.click("run-compare");
+    wait_until(Duration::from_secs(120), "the comparison run", || {
+        if let Some(e) = app.get("run-error") {
+            return Err(app.browser.text(&e)?);
+        }
+        let Some(now) = app.get("run-comparison") else {
+            return Ok(None);
+        };
+        let text = app.browser.text(&now)?;
+        if Some(&text) == before.as_ref() {
+            return Ok(None);
+        }
+        let mut rows = Vec::new();
+        for row in app.browser.find_all(&testid("run-compare-output"))? {
+            let name = app
+                .browser
+                .attribute(&row, "data-name")?
+                .unwrap_or_default();
+            let text = app.browser.text(&row)?;
+            let shown = text.trim_start_matches(&name).trim().to_string();
+            rows.push((name, shown));
+        }
+        Ok((!rows.is_empty()).then_some(rows))
+    })
+    .unwrap_or_else(|e| panic!("{e}\n{}", app.diagnosis()))
+}
+
+#[test]
+#[ignore = "browser tier: needs dist/ and Chromium; `cargo xtask test` runs it"]
+fn a_specialized_call_computes_what_the_generic_did_and_a_changed_alpha_moves_values() {
+    let app = App::open();
+    app.browser.set_viewport(1600, 1200).unwrap();
+    app.wait("graph-ready");
+    // Bind act1's attributes into an overload: the same computation.
+    click_node(&app, "act1", false);
+    app.wait("call-editor");
+    app.click("call-specialize");
+    wait_for_graph_text(&app, "alpha_0p5", "act1 calling its overload");
+    let option_css = format!("{} option[value=\"0\"]", testid("compare-select"));
+    app.click_css(&option_css);
+    app.wait("compare-summary");
+    app.click("tab-run");
+    let rows = compare_runs(&app);
+    assert_eq!(
+        rows,
+        vec![
+            ("probs".to_string(), "0".to_string()),
+            ("gate".to_string(), "0".to_string())
+        ]
+    );
+    let text = app.text("run-comparison");
+    assert!(text.contains("(0 moved)"), "{text}");
+    // Now alpha 0.2 on act1: the outputs move, and the values after act1 with them.
+    app.click("tab-graph");
+    app.wait("graph-ready");
+    click_node(&app, "act1", false);
+    type_into(&app, "call-attr-alpha", "0.2");
+    wait_for_graph_text(&app, "alpha_0p2", "act1 calling the new overload");
+    app.click("tab-run");
+    let rows = compare_runs(&app);
+    let probs: f64 = rows[0].1.parse().unwrap_or_else(|_| panic!("{rows:?}"));
+    assert!(probs > 0.0, "{rows:?}");
+    let moved = app.browser.find_all(&testid("run-compare-value")).unwrap();
+    let first = app.browser.attribute(&moved[0], "data-name").unwrap();
+    let text = app.text("run-comparison");
+    assert!(!text.contains("(0 moved)"), "{text}");
+    assert!(first.is_some(), "{text}");
+}

@@ -10,6 +10,8 @@
 let ort = null;
 let session = null;
 let sessionKey = null;
+// Runs one at a time: a run swaps the session out, so two must not interleave.
+let queue = Promise.resolve();
 
 const ARRAYS = {
   float32: Float32Array,
@@ -57,8 +59,15 @@ function fromTensor(name, tensor) {
 }
 
 // Runs `model` (the .onnx bytes; `key` names its state, so a second run of the same
-// model reuses the session) on `inputs` and gives every output named in `outputs`.
-export async function run(key, model, inputs, outputs) {
+// model reuses the session) on `inputs` and gives every output named in `outputs`,
+// after any run asked for before it.
+export function run(key, model, inputs, outputs) {
+  const result = queue.then(() => runNow(key, model, inputs, outputs));
+  queue = result.catch(() => {});
+  return result;
+}
+
+async function runNow(key, model, inputs, outputs) {
   if (sessionKey !== key) {
     if (session !== null) {
       await session.release();

@@ -435,6 +435,7 @@ pub fn GraphPanel() -> impl IntoView {
                 <Compare on_jump=jump/>
                 <Outline/>
                 <Properties/>
+                <crate::run::NodeValues/>
                 <FunctionLibrary on_jump=jump/>
             </aside>
         </div>

@@ -10,6 +10,7 @@ use crate::format::number;
 use crate::platform::PickedFiles;
 use crate::state::{AppState, RunView};
 use graft::values::Stats;
+use graft::view::ItemId;
 
 #[component]
 pub fn RunPanel() -> impl IntoView {
@@ -131,7 +132,7 @@ fn contents(state: AppState, v: RunView) -> impl IntoView {
         let rows = last
             .outputs
             .iter()
-            .map(|(name, stats)| output(name, stats))
+            .map(|(name, stats)| output(name, stats, "run-output"))
             .collect_view();
         let stale = v.stale.then(|| {
             view! { <p class="run-stale" data-testid="run-stale">"The model changed since this run; run again to see its outputs."</p> }
@@ -147,6 +148,25 @@ fn contents(state: AppState, v: RunView) -> impl IntoView {
             <div class="run-outputs" data-testid="run-outputs">{rows}</div>
         }
     });
+    let compare = v.compare_with.clone().map(|with| {
+        let running = v.running;
+        let result = v.comparison.clone().map(comparison);
+        view! {
+            <h3 class="run-heading">"Before and after"</h3>
+            <p>
+                <button
+                    class="button"
+                    data-testid="run-compare"
+                    title="Run this model and the one it is compared with on the same inputs, and show how far each value moved"
+                    disabled=running
+                    on:click=move |_| state.run_compare()
+                >
+                    {format!("Run this model and {with}")}
+                </button>
+            </p>
+            {result}
+        }
+    });
     view! {
         {problem}
         <h3 class="run-heading">"Inputs"</h3>
@@ -155,11 +175,62 @@ fn contents(state: AppState, v: RunView) -> impl IntoView {
         </table>
         <div class="run-sizes">{sizes}</div>
         {error}
+        {compare}
         {last}
     }
 }
 
-fn output(name: &str, stats: &Result<Stats, String>) -> impl IntoView + use<> {
+/// How many moved values the comparison lists.
+const MOVED_SHOWN: usize = 20;
+
+/// The largest absolute difference of each output, then of the values that moved most.
+fn comparison(c: crate::state::RunComparison) -> impl IntoView {
+    let row = |(name, d): &(String, Result<f64, String>), testid: &'static str| {
+        let (text, moved) = match d {
+            Ok(d) => (number(*d), *d != 0.0),
+            Err(e) => (e.clone(), true),
+        };
+        view! {
+            <tr data-testid=testid data-name=name.clone() class:run-moved=moved>
+                <td class="run-name">{name.clone()}</td>
+                <td class="run-diff">{text}</td>
+            </tr>
+        }
+    };
+    let outputs = c
+        .outputs
+        .iter()
+        .map(|o| row(o, "run-compare-output"))
+        .collect_view();
+    let moved = c
+        .values
+        .iter()
+        .filter(|(_, d)| d.as_ref().map_or(true, |d| *d != 0.0))
+        .count();
+    let values = c
+        .values
+        .iter()
+        .take(MOVED_SHOWN)
+        .map(|v| row(v, "run-compare-value"))
+        .collect_view();
+    view! {
+        <div class="run-comparison" data-testid="run-comparison">
+            <p>{format!("Against {}: the largest |difference| of each output, then of the {} matched values ({} moved).", c.with, c.values.len(), moved)}</p>
+            <table class="run-inputs">
+                <tbody>{outputs}</tbody>
+            </table>
+            <table class="run-inputs">
+                <tbody>{values}</tbody>
+            </table>
+        </div>
+    }
+}
+
+fn output(
+    name: &str,
+    stats: &Result<Stats, String>,
+    testid: &'static str,
+) -> impl IntoView + use<> {
     let body = match stats {
         Err(e) => view! { <p class="run-error">{e.clone()}</p> }.into_any(),
         Ok(s) => {
@@ -195,7 +266,7 @@ fn output(name: &str, stats: &Result<Stats, String>) -> impl IntoView + use<> {
         format!("{}[{}]", s.data_type, dims.join(","))
     });
     view! {
-        <article class="run-output" data-testid="run-output" data-name=name.to_string()>
+        <article class="run-output" data-testid=testid data-name=name.to_string()>
             <h4>
                 <span class="run-name">{name.to_string()}</span>
                 " "
@@ -203,6 +274,64 @@ fn output(name: &str, stats: &Result<Stats, String>) -> impl IntoView + use<> {
             </h4>
             {body}
         </article>
+    }
+}
+
+/// What the selected node computes on the last run's inputs, under its properties:
+/// asked of the engine when the selection or the model changes (and only once the
+/// model has been run and not edited since).
+#[component]
+pub fn NodeValues() -> impl IntoView {
+    type Shown = Result<Vec<(String, Result<Stats, String>)>, String>;
+    let state = expect_context::<AppState>();
+    // The item and model state the values are of, and the values (None while asked).
+    let values = RwSignal::new(None::<(ItemId, u64, Option<Shown>)>);
+    Effect::new(move |_| {
+        let item = state.selection.with(|s| s.last().copied());
+        let serial = state.serial();
+        let ran = state
+            .run
+            .with(|r| r.as_ref().is_some_and(|r| r.last.is_some() && !r.stale));
+        let Some(item) = item.filter(|_| ran) else {
+            values.set(None);
+            return;
+        };
+        if values.with_untracked(|v| {
+            v.as_ref()
+                .is_some_and(|(i, s, _)| *i == item && *s == serial)
+        }) {
+            return;
+        }
+        values.set(Some((item, serial, None)));
+        state.probe(item, move |shown| {
+            // An answer for a selection since changed is dropped.
+            if values.with_untracked(|v| {
+                v.as_ref()
+                    .is_some_and(|(i, s, _)| *i == item && *s == serial)
+            }) {
+                values.set(Some((item, serial, Some(shown))));
+            }
+        });
+    });
+    move || {
+        let (_, _, shown) = values.get()?;
+        let body = match shown {
+            None => view! { <p class="run-stale">"Computing…"</p> }.into_any(),
+            Some(Err(e)) => {
+                view! { <p class="run-note" data-testid="node-values-error">{e}</p> }.into_any()
+            }
+            Some(Ok(outputs)) => outputs
+                .iter()
+                .map(|(name, stats)| output(name, stats, "node-value"))
+                .collect_view()
+                .into_any(),
+        };
+        Some(view! {
+            <section class="props node-values" data-testid="node-values">
+                <h3>"Values " <small>"on the last run's inputs"</small></h3>
+                {body}
+            </section>
+        })
     }
 }
 

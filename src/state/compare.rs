@@ -12,8 +12,8 @@ use super::*;
 /// The other model and what the diff found.
 #[derive(Debug)]
 pub(super) struct Comparison {
-    label: String,
-    other: Model,
+    pub(super) label: String,
+    pub(super) other: Model,
     /// The open model's serial the diff was made against.
     serial: u64,
     marks: FxMap<NodeId, &'static str>,
@@ -27,7 +27,7 @@ pub(super) struct Comparison {
     /// The other model's nodes as the diff sees them: removed, changed, inlined.
     marks_other: FxMap<NodeId, &'static str>,
     /// Matched nodes: the open model's to the other's, and back.
-    to_other: FxMap<NodeId, NodeId>,
+    pub(super) to_other: FxMap<NodeId, NodeId>,
     from_other: FxMap<NodeId, NodeId>,
     /// The other model drawn beside the open one (side by side), when asked for.
     scene: Option<Scene>,

@@ -430,6 +430,24 @@ fn handle(seq: u64, request: Request, files: PickedFiles) {
             None
         }
         Request::ClearRunInput(name) => edit(|s| s.clear_run_input(&name)),
+        Request::RunCompare { bridge, ort } => {
+            with(|e| e.deferred = true);
+            wasm_bindgen_futures::spawn_local(async move {
+                run_compare(&bridge, &ort).await;
+                with(|e| e.done.push(seq));
+                send(None, false, None);
+            });
+            None
+        }
+        Request::Probe { item, bridge, ort } => {
+            with(|e| e.deferred = true);
+            wasm_bindgen_futures::spawn_local(async move {
+                let values = probe(item, &bridge, &ort).await;
+                with(|e| e.done.push(seq));
+                send(Some((seq, Answer::Values(values))), false, None);
+            });
+            None
+        }
         Request::ReuseRunInputs => edit(Session::reuse_run_inputs),
     };
     with(|e| {
@@ -843,6 +861,67 @@ async fn run_model(
     };
     with(|e| e.done.push(seq));
     send(Some((seq, Answer::Run(outcome))), false, None);
+}
+
+/// Runs the open model and the one it is compared with on the same inputs, one after
+/// the other, and records each pair's largest difference.
+async fn run_compare(bridge: &str, ort: &str) {
+    let plan = match change(Session::plan_compare) {
+        Ok(plan) => plan,
+        Err(message) => {
+            change(|s| s.fail_run(message));
+            return;
+        }
+    };
+    change(Session::start_compare);
+    progress();
+    let result = async {
+        let runtime = runtime(bridge, ort).await?;
+        let (_, current) = runtime
+            .run(
+                &plan.current.key,
+                &plan.current.model,
+                &plan.current.inputs,
+                &plan.current.outputs,
+            )
+            .await?;
+        let (_, other) = runtime
+            .run(
+                &plan.other.key,
+                &plan.other.model,
+                &plan.other.inputs,
+                &plan.other.outputs,
+            )
+            .await?;
+        Ok((current, other))
+    }
+    .await;
+    change(|s| s.finish_compare(plan, result));
+}
+
+/// What `item` computes on the last run's inputs, each output summed up.
+async fn probe(
+    item: ItemId,
+    bridge: &str,
+    ort: &str,
+) -> Result<Vec<(String, Result<graft::values::Stats, String>)>, String> {
+    let (plan, outputs) = with(|e| e.session.plan_probe(item))?;
+    let runtime = runtime(bridge, ort).await?;
+    let (_, got) = runtime
+        .run(&plan.key, &plan.model, &plan.inputs, &plan.outputs)
+        .await
+        .map_err(|e| format!("The run failed: {e}"))?;
+    Ok(outputs
+        .into_iter()
+        .map(|(_, name)| {
+            let stats = got
+                .iter()
+                .find(|(n, _)| *n == name)
+                .ok_or_else(|| "onnxruntime gave no value".to_string())
+                .and_then(|(_, t)| graft::values::stats(t));
+            (name, stats)
+        })
+        .collect())
 }
 
 /// onnxruntime-web, loaded the first time it is needed.

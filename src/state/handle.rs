@@ -376,6 +376,36 @@ impl AppState {
         });
     }
 
+    /// What `item` (a node) computes on the last run's inputs; `then` hears each
+    /// output's name and numbers, or why there are none.
+    pub fn probe(
+        self,
+        item: ItemId,
+        then: impl FnOnce(Result<Vec<(String, Result<graft::values::Stats, String>)>, String>) + 'static,
+    ) {
+        let request = Request::Probe {
+            item,
+            bridge: platform::absolute_url(RUNTIME_BRIDGE),
+            ort: platform::absolute_url(ORT_DIR),
+        };
+        self.ask(request, move |a| {
+            if let Answer::Values(v) = a {
+                then(v);
+            }
+        });
+    }
+
+    /// Runs the open model and the one it is compared with on the same inputs.
+    pub fn run_compare(self) {
+        self.send_timed(
+            "run_compare_ms",
+            Request::RunCompare {
+                bridge: platform::absolute_url(RUNTIME_BRIDGE),
+                ort: platform::absolute_url(ORT_DIR),
+            },
+        );
+    }
+
     pub fn set_run_size(self, symbol: String, size: i64) {
         self.send(Request::SetRunSize(symbol, size));
     }

@@ -143,6 +143,17 @@ pub enum Request {
     GiveRunInput(String),
     ClearRunInput(String),
     ReuseRunInputs,
+    /// Runs the open model and the one it is compared with on the same inputs.
+    RunCompare {
+        bridge: String,
+        ort: String,
+    },
+    /// What the item computes on the last run's inputs. Answer: [`Answer::Values`].
+    Probe {
+        item: ItemId,
+        bridge: String,
+        ort: String,
+    },
 }
 
 impl Request {
@@ -168,6 +179,7 @@ impl Request {
                 | Request::Viewport(_)
                 | Request::Warm
                 | Request::ToggleOther(_)
+                | Request::Probe { .. }
         )
     }
 }
@@ -211,6 +223,8 @@ pub enum Answer {
         mime: String,
     },
     Run(RunOutcome),
+    /// Each output of a node: its name and what it holds (or why not).
+    Values(Result<Vec<(String, Result<graft::values::Stats, String>)>, String>),
     /// An SVG document to rasterize and save as `name`, `width` x `height`.
     Png {
         name: String,

@@ -28,6 +28,8 @@ pub(super) struct Runs {
     running: bool,
     error: Option<String>,
     last: Option<Record>,
+    /// The last comparison run, with the model state it ran on.
+    compared: Option<((u64, u64), RunComparison)>,
 }
 
 #[derive(Debug)]
@@ -76,6 +78,11 @@ pub struct RunView {
     /// Whether the model changed since the last run.
     pub stale: bool,
     pub has_previous: bool,
+    /// What the open model is compared with (the Graph tab's Compare), if anything:
+    /// a run of both can then be compared.
+    pub compare_with: Option<String>,
+    /// The last run of both, if the model has not changed since.
+    pub comparison: Option<RunComparison>,
 }
 
 /// One input as the Run tab lists it.
@@ -114,6 +121,54 @@ pub struct OutputData {
 
 /// The most elements an output's data carries in a [`RunOutcome`].
 pub const DATA_LIMIT: u64 = 1_000_000;
+
+/// The names of the main graph's outputs.
+fn output_names(model: &graft::Model) -> Vec<String> {
+    model
+        .graph
+        .map(|g| {
+            model
+                .graph(g)
+                .outputs
+                .iter()
+                .filter_map(|o| o.value.map(|v| model.value(v).name.clone()))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// `model` as bytes for the runtime (data files embedded).
+fn runtime_bytes(model: &graft::Model) -> Result<Vec<u8>, String> {
+    let options = ExportOptions {
+        embed_external: !model.external_locations().is_empty(),
+        ..ExportOptions::default()
+    };
+    graft::export(model, &options).map_err(|e| e.to_string())
+}
+
+/// The most matched nodes whose values a comparison run compares.
+const MAX_COMPARED_NODES: usize = 5_000;
+
+/// Both models of a comparison run on the same inputs: each plan, and the values to
+/// compare, each as (what it is, its name in the open model's run, in the other's).
+pub struct ComparePlan {
+    pub current: RunPlan,
+    pub other: RunPlan,
+    pub with: String,
+    pub outputs: Vec<(String, String, String)>,
+    pub values: Vec<(String, String, String)>,
+}
+
+/// The largest absolute difference of each output and each matched intermediate value
+/// between the open model and the one it is compared with, on the same inputs.
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+pub struct RunComparison {
+    /// What the open model was run against ("the model as opened").
+    pub with: String,
+    pub outputs: Vec<(String, Result<f64, String>)>,
+    /// Largest difference first.
+    pub values: Vec<(String, Result<f64, String>)>,
+}
 
 impl Session {
     fn stamp(&self) -> (u64, u64) {
@@ -209,6 +264,15 @@ impl Session {
             }),
             stale: r.last.as_ref().is_some_and(|l| l.stamp != self.stamp()),
             has_previous: r.last.as_ref().is_some_and(|l| !l.inputs.is_empty()),
+            compare_with: self.compare.as_ref().map(|c| c.label.clone()),
+            comparison: r
+                .compared
+                .as_ref()
+                .filter(|(stamp, c)| {
+                    *stamp == self.stamp()
+                        && self.compare.as_ref().is_some_and(|k| k.label == c.with)
+                })
+                .map(|(_, c)| c.clone()),
         })
     }
 
@@ -334,18 +398,7 @@ impl Session {
             };
             inputs.push((spec.name.clone(), tensor));
         }
-        let outputs = open
-            .model
-            .graph
-            .map(|g| {
-                open.model
-                    .graph(g)
-                    .outputs
-                    .iter()
-                    .filter_map(|o| o.value.map(|v| open.model.value(v).name.clone()))
-                    .collect()
-            })
-            .unwrap_or_default();
+        let outputs = output_names(&open.model);
         let (_, model) = self.export()?;
         let (opened, serial) = self.stamp();
         Ok(RunPlan {
@@ -355,6 +408,194 @@ impl Session {
             inputs,
             outputs,
         })
+    }
+
+    /// The plan for showing what the item `item` (a node, anywhere a call expands)
+    /// computes on the last run's inputs: a copy of the model with the calls down to
+    /// it inlined and its outputs made graph outputs (`graft::values::probe`). Also
+    /// gives each output's index on the node with its name in the copy.
+    pub fn plan_probe(&self, item: ItemId) -> Result<(RunPlan, Vec<(usize, String)>), String> {
+        let open = self.open.as_ref().ok_or("No model is open.")?;
+        let runs = &self.model_runs;
+        let last = runs
+            .last
+            .as_ref()
+            .filter(|l| runs.opened == self.opened && l.stamp == self.stamp())
+            .ok_or("Run the model (the Run tab) to see the values computed here.")?;
+        let scene = open.scene.as_ref().ok_or("The model has no graph.")?;
+        let view = &scene.view;
+        let it = view.item(item).ok_or("Nothing is selected.")?;
+        let ItemKind::Node { node, .. } = it.kind else {
+            return Err("Select a node to see the values it computes.".into());
+        };
+        let mut calls = Vec::new();
+        let mut up = it.parent;
+        while let Some(p) = up.and_then(|p| view.item(p)) {
+            match p.kind {
+                ItemKind::Node {
+                    node: call,
+                    callee: Some(_),
+                } => calls.push(call),
+                ItemKind::Subgraph { .. } => {
+                    return Err(format!(
+                        "{} is inside an If, Loop or Scan body: onnxruntime gives no values from there.",
+                        it.subtitle
+                    ));
+                }
+                _ => {}
+            }
+            up = p.parent;
+        }
+        calls.reverse();
+        let probe = graft::values::probe(&open.model, &calls, node)?;
+        let model = runtime_bytes(&probe.model)?;
+        let (opened, serial) = self.stamp();
+        let plan = RunPlan {
+            stamp: (opened, serial),
+            key: format!("probe:{opened}:{serial}:{item}"),
+            model,
+            inputs: last.inputs.clone(),
+            outputs: probe.outputs.iter().map(|(_, n)| n.clone()).collect(),
+        };
+        Ok((plan, probe.outputs))
+    }
+
+    /// The plan for running the open model and the one it is compared with on the
+    /// same inputs (those the next run would get): the outputs paired by name (else
+    /// by position), and the outputs of the matched main-graph nodes (the diff's
+    /// pairs, at most [`MAX_COMPARED_NODES`]) paired by index.
+    pub fn plan_compare(&mut self) -> Result<ComparePlan, String> {
+        let c = self
+            .compare
+            .as_ref()
+            .ok_or("Compare the model with another first (the Graph tab's Compare).")?;
+        let open = self.open.as_ref().ok_or("No model is open.")?;
+        let base = self.make_plan()?;
+        let mut current = open.model.clone();
+        let mut other = c.other.clone();
+        let (current_names, other_names) = (output_names(&current), output_names(&other));
+        let outputs: Vec<(String, String, String)> = current_names
+            .iter()
+            .enumerate()
+            .filter_map(|(k, name)| {
+                let there = other_names
+                    .iter()
+                    .find(|n| *n == name)
+                    .or_else(|| other_names.get(k))?;
+                Some((name.clone(), name.clone(), there.clone()))
+            })
+            .collect();
+        let (Some(main_b), Some(main_a)) = (current.graph, other.graph) else {
+            return Err("A model has no graph.".into());
+        };
+        let mut pairs: Vec<(graft::ir::NodeId, graft::ir::NodeId)> = c
+            .to_other
+            .iter()
+            .filter(|(nb, na)| {
+                current.nodes.get(**nb).is_some_and(|n| n.graph == main_b)
+                    && other.nodes.get(**na).is_some_and(|n| n.graph == main_a)
+            })
+            .map(|(nb, na)| (*nb, *na))
+            .collect();
+        pairs.sort();
+        pairs.truncate(MAX_COMPARED_NODES);
+        let (nbs, nas): (Vec<_>, Vec<_>) = pairs.iter().copied().unzip();
+        let shown_b = graft::values::expose(&mut current, &nbs);
+        let shown_a = graft::values::expose(&mut other, &nas);
+        let mut values = Vec::new();
+        for (b, a) in shown_b.iter().zip(&shown_a) {
+            for (k, name) in b {
+                if let Some((_, there)) = a.iter().find(|(j, _)| j == k)
+                    && !outputs.iter().any(|(_, n, _)| n == name)
+                {
+                    values.push((name.clone(), name.clone(), there.clone()));
+                }
+            }
+        }
+        let names = |pairs: &[(String, String, String)],
+                     pick: fn(&(String, String, String)) -> &String| {
+            pairs.iter().map(|p| pick(p).clone()).collect::<Vec<_>>()
+        };
+        let (opened, serial) = self.stamp();
+        let mut current_outputs = names(&outputs, |p| &p.1);
+        current_outputs.extend(names(&values, |p| &p.1));
+        let mut other_outputs = names(&outputs, |p| &p.2);
+        other_outputs.extend(names(&values, |p| &p.2));
+        Ok(ComparePlan {
+            current: RunPlan {
+                stamp: (opened, serial),
+                key: format!("compare:{opened}:{serial}:open"),
+                model: runtime_bytes(&current)?,
+                inputs: base.inputs.clone(),
+                outputs: current_outputs,
+            },
+            other: RunPlan {
+                stamp: (opened, serial),
+                key: format!("compare:{opened}:{serial}:other"),
+                model: runtime_bytes(&other)?,
+                inputs: base.inputs,
+                outputs: other_outputs,
+            },
+            with: c.label.clone(),
+            outputs,
+            values,
+        })
+    }
+
+    /// What the runs of a comparison plan gave: each pair's largest difference.
+    pub fn finish_compare(
+        &mut self,
+        plan: ComparePlan,
+        result: Result<(Vec<(String, Tensor)>, Vec<(String, Tensor)>), String>,
+    ) {
+        if plan.current.stamp.0 != self.opened {
+            return;
+        }
+        let runs = self.runs();
+        runs.running = false;
+        let (current, other) = match result {
+            Ok(r) => r,
+            Err(message) => {
+                runs.error = Some(format!("The comparison run failed: {message}"));
+                return;
+            }
+        };
+        runs.error = None;
+        let find = |got: &[(String, Tensor)], name: &str| {
+            got.iter()
+                .find(|(n, _)| n == name)
+                .map(|(_, t)| t.clone())
+                .ok_or_else(|| format!("no value {name}"))
+        };
+        let difference = |(label, a, b): &(String, String, String)| {
+            let d = find(&current, a).and_then(|x| {
+                let y = find(&other, b)?;
+                graft::values::max_abs_difference(None, &x, None, &y)
+            });
+            (label.clone(), d)
+        };
+        let outputs = plan.outputs.iter().map(difference).collect();
+        let mut values: Vec<(String, Result<f64, String>)> =
+            plan.values.iter().map(difference).collect();
+        values.sort_by(|x, y| {
+            let key = |r: &Result<f64, String>| r.as_ref().map_or(f64::INFINITY, |d| *d);
+            key(&y.1).total_cmp(&key(&x.1))
+        });
+        runs.compared = Some((
+            plan.current.stamp,
+            RunComparison {
+                with: plan.with,
+                outputs,
+                values,
+            },
+        ));
+    }
+
+    /// Marks a comparison run as started.
+    pub fn start_compare(&mut self) {
+        let runs = self.runs();
+        runs.running = true;
+        runs.error = None;
     }
 
     /// A run that could not start (an input file that did not arrive).

@@ -10,7 +10,9 @@ use std::collections::BTreeMap;
 use bytes::Bytes;
 use serde::{Deserialize, Serialize};
 
-use crate::ir::{DimValue, GraphId, Model, Tensor, TypeValue, dtype};
+use crate::ir::{
+    DimValue, GraphId, GraphOwner, Model, NodeId, Tensor, TypeValue, ValueId, ValueInfo, dtype,
+};
 
 /// One graph input a run must be given: its name, element type and dimensions (a
 /// number, a symbol, or unknown; `None` when not even the rank is declared).
@@ -122,6 +124,126 @@ pub fn resolve_dims(spec: &InputSpec, sizes: &BTreeMap<String, i64>) -> Result<V
             }
         })
         .collect()
+}
+
+/// A copy of a model that gives a node's outputs as graph outputs, so a runtime can
+/// show them: `outputs` pairs each output of the node (by index) with its name in
+/// `model`.
+pub struct Probe {
+    pub model: Model,
+    pub outputs: Vec<(usize, String)>,
+}
+
+/// A copy of `model` whose main graph also outputs what `node` computes. `calls` are
+/// the calls of local functions from the main graph down to the body `node` is in
+/// (empty when it is in the main graph): the copy has them inlined
+/// (`library::inline_call`, which keeps the body's nodes in order), and the node is
+/// found again as the copy of its body node. A node inside an If, Loop or Scan body
+/// is refused (a runtime gives no value from inside a subgraph), naming it.
+pub fn probe(model: &Model, calls: &[NodeId], node: NodeId) -> Result<Probe, String> {
+    let main = model.graph.ok_or("the model has no graph")?;
+    let named = |m: &Model, n: NodeId| {
+        let node = m.node(n);
+        if node.name().is_empty() {
+            node.op_type().to_string()
+        } else {
+            node.name().to_string()
+        }
+    };
+    let first = calls.first().copied().unwrap_or(node);
+    if model.nodes.get(first).is_none_or(|n| n.graph != main) {
+        return Err(format!(
+            "{} is inside an If, Loop or Scan body: onnxruntime gives no values from there",
+            model
+                .nodes
+                .get(node)
+                .map_or("the node".into(), |_| named(model, node))
+        ));
+    }
+    let mut copy = model.clone();
+    let mut here = first;
+    for (k, _) in calls.iter().enumerate() {
+        let next = calls.get(k + 1).copied().unwrap_or(node);
+        let body = model
+            .nodes
+            .get(next)
+            .map(|n| n.graph)
+            .ok_or("no such node")?;
+        let position = model
+            .graph(body)
+            .nodes
+            .iter()
+            .position(|&n| n == next)
+            .ok_or("the node is not in its graph")?;
+        if !matches!(model.graph(body).owner, GraphOwner::Function(_)) {
+            return Err(format!(
+                "{} is inside an If, Loop or Scan body: onnxruntime gives no values from there",
+                named(model, node)
+            ));
+        }
+        let report = crate::library::inline_call(&mut copy, here).map_err(|e| {
+            format!(
+                "{} cannot be inlined to reach its body: {e}",
+                named(&copy, here)
+            )
+        })?;
+        here = *report
+            .nodes
+            .get(position)
+            .ok_or("the inlined body lost a node")?;
+    }
+    let outputs: Vec<(usize, String)> = expose(&mut copy, &[here]).pop().unwrap_or_default();
+    if outputs.is_empty() {
+        return Err(format!("{} has no outputs", named(&copy, here)));
+    }
+    Ok(Probe {
+        model: copy,
+        outputs,
+    })
+}
+
+/// Makes every output of `nodes` (nodes of the main graph) an output of the main graph,
+/// so a runtime gives them; for each node, its outputs' indices and names. Each new
+/// output gets the type inference finds (a graph output must have one); a value whose
+/// type cannot be inferred (an operator without a schema) goes without, which
+/// onnxruntime accepts: such a copy is for running, never saved.
+pub fn expose(model: &mut Model, nodes: &[NodeId]) -> Vec<Vec<(usize, String)>> {
+    let Some(main) = model.graph else {
+        return vec![Vec::new(); nodes.len()];
+    };
+    let inferred = crate::infer::infer(model);
+    let mut shown: std::collections::HashSet<ValueId> = model
+        .graph(main)
+        .outputs
+        .iter()
+        .filter_map(|o| o.value)
+        .collect();
+    let mut out = Vec::with_capacity(nodes.len());
+    for &n in nodes {
+        let mut names = Vec::new();
+        if model.nodes.get(n).is_some_and(|node| node.graph == main) {
+            let values: Vec<(usize, ValueId)> = model
+                .node(n)
+                .outputs
+                .iter()
+                .enumerate()
+                .filter_map(|(k, v)| Some((k, (*v)?)))
+                .collect();
+            for (k, v) in values {
+                if shown.insert(v) {
+                    let ty = inferred.get(v);
+                    model.graphs[main].outputs.push(ValueInfo {
+                        value: Some(v),
+                        ty,
+                        ..ValueInfo::default()
+                    });
+                }
+                names.push((k, model.value(v).name.clone()));
+            }
+        }
+        out.push(names);
+    }
+    out
 }
 
 /// NumPy's name for an element type (onnxruntime-web uses the same names), for the

@@ -190,3 +190,75 @@ fn the_largest_difference_counts_nan_against_a_number_as_infinite() {
     let e = max_abs_difference(None, &a, None, &floats(&[1, 3], &[1.0, 2.0, 3.0])).unwrap_err();
     assert!(e.contains("shapes differ"), "{e}");
 }
+
+const CALLS: &str = r#"<ir_version: 10, opset_import: ["" : 18, "local" : 1]>
+g (float[2] x, bool c) => (float[2] y, float[2] z) {
+  a = Relu (x)
+  y = local.Outer (a)
+  z = If (c) <then_branch = t () => (float[2] o) { o = Neg (a) },
+              else_branch = e () => (float[2] o) { o = Abs (a) }>
+}
+<domain: "local", opset_import: ["" : 18, "local" : 1]>
+Outer (p) => (q) {
+  h = Neg (p)
+  q = local.Inner (h)
+}
+<domain: "local", opset_import: ["" : 18]>
+Inner (u) => (v) {
+  w = Sigmoid (u)
+  v = Mul (w, u)
+}"#;
+
+fn node_named(model: &graft::Model, op: &str) -> graft::ir::NodeId {
+    model
+        .nodes
+        .iter()
+        .find(|(_, n)| n.op_type() == op)
+        .map(|(id, _)| id)
+        .unwrap_or_else(|| panic!("no {op}"))
+}
+
+#[test]
+fn a_probe_inlines_the_calls_down_to_the_node_and_outputs_what_it_computes() {
+    let model = parse(CALLS);
+    let outer = node_named(&model, "Outer");
+    let inner = node_named(&model, "Inner");
+    let sigmoid = node_named(&model, "Sigmoid");
+    let probe = graft::values::probe(&model, &[outer, inner], sigmoid).unwrap();
+    let m = &probe.model;
+    assert!(m.functions.is_empty(), "both calls are inlined");
+    let g = m.graph(m.graph.unwrap());
+    let names: Vec<&str> = g
+        .outputs
+        .iter()
+        .map(|o| m.value(o.value.unwrap()).name.as_str())
+        .collect();
+    assert_eq!(probe.outputs.len(), 1);
+    assert_eq!(names, ["y", "z", probe.outputs[0].1.as_str()]);
+    // The probed value is the Sigmoid's output, now in the main graph.
+    let v = g.outputs[2].value.unwrap();
+    let producer = match m.value(v).def {
+        graft::ir::ValueDef::Node(n) => n,
+        ref other => panic!("{other:?}"),
+    };
+    assert_eq!(m.node(producer).op_type(), "Sigmoid");
+    let errors: Vec<_> = graft::check::check(m)
+        .into_iter()
+        .filter(|d| d.severity == graft::Severity::Error)
+        .collect();
+    assert!(errors.is_empty(), "{errors:?}");
+    // The original is untouched; a main-graph node needs no inlining.
+    assert_eq!(model.functions.len(), 2);
+    let relu = graft::values::probe(&model, &[], node_named(&model, "Relu")).unwrap();
+    assert_eq!(relu.model.functions.len(), 2);
+    assert_eq!(relu.outputs, vec![(0, "a".to_string())]);
+}
+
+#[test]
+fn a_probe_refuses_a_node_inside_an_if_branch_naming_it() {
+    let model = parse(CALLS);
+    let e = graft::values::probe(&model, &[], node_named(&model, "Abs"))
+        .err()
+        .unwrap();
+    assert!(e.contains("Abs") && e.contains("If"), "{e}");
+}
