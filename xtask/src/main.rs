@@ -18,6 +18,7 @@ const USAGE: &str = "usage: cargo xtask <command>
   corpus             generate the test models under target/corpus (cached)
   bench              run the benchmarks and measure the peers in the same run
   bench-app          time opening models in the app and in Netron, in headless Chromium
+  bench-run          time running models in the app (onnxruntime-web) against onnxruntime
   codegen [--check]  regenerate (or check) the code generated from onnx.proto
   schemas [--check]  regenerate (or check) the operator schemas dumped from onnx
   ops [--check]      regenerate (or check) the builder's operator sets (from the schemas)
@@ -44,6 +45,7 @@ fn main() -> ExitCode {
         }
         Some("bench") => bench(&root),
         Some("bench-app") => app_bench::run(&root),
+        Some("bench-run") => bench_run(&root),
         _ => {
             eprint!("{USAGE}");
             return ExitCode::from(2);
@@ -288,6 +290,28 @@ fn test(root: &Path) -> Result<(), String> {
         started.elapsed()
     );
     Ok(())
+}
+
+/// The in-browser run benchmark (tests/run_bench.rs): the app's Run against
+/// onnxruntime in Python, in one run. Builds the app first.
+fn bench_run(root: &Path) -> Result<(), String> {
+    trunk_build(root)?;
+    tools::chromium()?;
+    let corpus_dir = corpus(root)?;
+    let python = tools::venv(root)?;
+    run(Command::new("cargo")
+        .current_dir(root)
+        .args([
+            "test",
+            "--release",
+            "-p",
+            "graft-tests",
+            "--test",
+            "run_bench",
+        ])
+        .env("GRAFT_RUN_BENCH", "1")
+        .env("GRAFT_CORPUS", &corpus_dir)
+        .env("GRAFT_PYTHON", &python))
 }
 
 /// Criterion benchmarks of the core, and the peers measured in the same run.

@@ -83,7 +83,8 @@ fn specs_of(model: &Model, graph: GraphId) -> Result<Vec<InputSpec>, String> {
                 .iter()
                 .enumerate()
                 .map(|(i, d)| match &d.value {
-                    Some(DimValue::Value(v)) => DimSpec::Fixed(*v),
+                    // Some exporters write -1 for a dimension they do not know.
+                    Some(DimValue::Value(v)) if *v >= 0 => DimSpec::Fixed(*v),
                     Some(DimValue::Param(p)) if !p.is_empty() => DimSpec::Symbol(p.clone()),
                     _ => DimSpec::Unknown(format!("{name}[{i}]")),
                 })

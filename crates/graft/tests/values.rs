@@ -35,7 +35,7 @@ fn floats(dims: &[i64], values: &[f32]) -> Tensor {
 fn the_inputs_a_run_needs_leave_out_initialized_inputs_and_name_symbols() {
     let model = parse(
         r#"<ir_version: 8, opset_import: ["" : 18]>
-        g (float[N, 3] x, int64 sr, float[2] w, float[?, 4] z, int64[] s) => (float[N, 3] y)
+        g (float[N, 3] x, int64 sr, float[2] w, float[-1, 4] z, int64[] s) => (float[N, 3] y)
         <float[2] w = {1.0, 2.0}>
         { y = Identity (x) }"#,
     );
