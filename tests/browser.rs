@@ -2302,11 +2302,30 @@ for label, v in [("min", probs.min()), ("max", probs.max()), ("mean", probs.mean
     assert abs(got - want) <= 1e-3 * max(abs(want), 1e-3), (label, got, want, text)
 "#,
     );
-    // An edit makes the outputs stale until the next run.
+    // The graph coloured by each node's max |x|, with its legend.
+    app.click_css(&format!(
+        "{} option[value=\"max-abs\"]",
+        testid("run-colour")
+    ));
     app.click("tab-graph");
+    let legend = app.text("overlay-legend");
+    assert!(legend.contains("max |x|"), "{legend}");
+    let coloured = format!("{} g[class*=\"g-heat-\"]", testid("graph"));
+    wait_until(e2e::TIMEOUT, "coloured nodes", || {
+        Ok((app.browser.find_all(&coloured)?.len() >= 5).then_some(()))
+    })
+    .unwrap_or_else(|e| panic!("{e}\n{}", app.diagnosis()));
+    // An edit makes the outputs stale until the next run, and takes the colours away.
     click_node(&app, "act1", false);
     type_into(&app, "node-name", "act_one");
     wait_for_graph_text(&app, "act_one", "the renamed call");
+    wait_until(e2e::TIMEOUT, "the colours gone", || {
+        Ok(
+            (app.browser.find_all(&coloured)?.is_empty() && app.get("overlay-legend").is_none())
+                .then_some(()),
+        )
+    })
+    .unwrap_or_else(|e| panic!("{e}\n{}", app.diagnosis()));
     app.click("tab-run");
     app.wait("run-stale");
 }

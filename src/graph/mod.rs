@@ -383,6 +383,9 @@ pub fn GraphPanel() -> impl IntoView {
                     <button data-testid="export-png" on:click=move |e| { e.stop_propagation(); state.export_png() }>"Export PNG"</button>
                     <button data-testid="help" title="Shortcuts (?)" on:click=move |e| { e.stop_propagation(); help.update(|h| *h = !*h) }>"?"</button>
                 </div>
+                <div class="overlay-legend-box" on:click=|e| e.stop_propagation() on:mousedown=|e| e.stop_propagation()>
+                    <crate::run::OverlayLegend/>
+                </div>
                 <Show when=move || ready.get()>
                     <span data-testid="graph-ready" hidden></span>
                 </Show>

@@ -8,7 +8,7 @@ use leptos::prelude::*;
 
 use crate::format::number;
 use crate::platform::PickedFiles;
-use crate::state::{AppState, RunView};
+use crate::state::{AppState, Colouring, HEAT_CLASSES, RunView, ValuesShown};
 use graft::values::Stats;
 use graft::view::ItemId;
 
@@ -44,6 +44,25 @@ pub fn RunPanel() -> impl IntoView {
                         }
                     />
                 </label>
+                <label class="run-seed" title="Colour each node of the graph by a statistic of its outputs on the last run's inputs">
+                    "Colour the graph by "
+                    <select
+                        data-testid="run-colour"
+                        disabled=move || state.run.with(|r| r.as_ref().is_none_or(|r| r.last.is_none() || r.stale))
+                        on:change=move |e| {
+                            let by = match event_target_value(&e).as_str() {
+                                "max-abs" => Some(Colouring::MaxAbs),
+                                "non-finite" => Some(Colouring::NonFinite),
+                                _ => None,
+                            };
+                            state.colour(by);
+                        }
+                    >
+                        <option value="none" selected=move || state.run.with(|r| r.as_ref().is_none_or(|r| r.overlay.is_none()))>"nothing"</option>
+                        <option value="max-abs" selected=move || overlay_is(state, Colouring::MaxAbs)>"max |x|"</option>
+                        <option value="non-finite" selected=move || overlay_is(state, Colouring::NonFinite)>"NaN and Inf count"</option>
+                    </select>
+                </label>
                 <button
                     class="button"
                     data-testid="run-reuse"
@@ -56,6 +75,48 @@ pub fn RunPanel() -> impl IntoView {
             </div>
             {move || view_of().map(|v| contents(state, v))}
         </section>
+    }
+}
+
+fn overlay_is(state: AppState, by: Colouring) -> bool {
+    state.run.with(|r| {
+        r.as_ref()
+            .and_then(|r| r.overlay.as_ref())
+            .is_some_and(|o| o.by == by)
+    })
+}
+
+/// The graph's colouring explained: what it shows and its colours from low to high.
+#[component]
+pub fn OverlayLegend() -> impl IntoView {
+    let state = expect_context::<AppState>();
+    move || {
+        let o = state
+            .run
+            .with(|r| r.as_ref().and_then(|r| r.overlay.clone()))?;
+        let swatches = HEAT_CLASSES
+            .iter()
+            .map(|class| view! { <span class=format!("legend-swatch {class}")></span> })
+            .collect_view();
+        let (lo, hi) = match o.by {
+            Colouring::MaxAbs => (number(o.lo.max(o.hi / 1e4)), number(o.hi)),
+            Colouring::NonFinite => ("none".to_string(), "some".to_string()),
+        };
+        let scale = if o.by == Colouring::MaxAbs {
+            " (log scale, 4 decades)"
+        } else {
+            ""
+        };
+        Some(view! {
+            <div class="overlay-legend" data-testid="overlay-legend">
+                <span>{format!("{} of each node's outputs{scale}: ", o.label)}</span>
+                <span data-testid="overlay-lo">{lo}</span>
+                {swatches}
+                <span data-testid="overlay-hi">{hi}</span>
+                <span class="run-note">{format!(" {} nodes", o.nodes)}</span>
+                <button class="link" data-testid="overlay-clear" on:click=move |_| state.colour(None)>"clear"</button>
+            </div>
+        })
     }
 }
 
@@ -282,10 +343,9 @@ fn output(
 /// model has been run and not edited since).
 #[component]
 pub fn NodeValues() -> impl IntoView {
-    type Shown = Result<Vec<(String, Result<Stats, String>)>, String>;
     let state = expect_context::<AppState>();
     // The item and model state the values are of, and the values (None while asked).
-    let values = RwSignal::new(None::<(ItemId, u64, Option<Shown>)>);
+    let values = RwSignal::new(None::<(ItemId, u64, Option<ValuesShown>)>);
     Effect::new(move |_| {
         let item = state.selection.with(|s| s.last().copied());
         let serial = state.serial();

@@ -157,7 +157,7 @@ impl Session {
             {
                 Some(svg::Mark::class("g-bad"))
             } else {
-                self.compare_mark(item)
+                self.compare_mark(item).or_else(|| self.overlay_mark(item))
             }
         })
     }

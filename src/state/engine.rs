@@ -439,6 +439,23 @@ fn handle(seq: u64, request: Request, files: PickedFiles) {
             });
             None
         }
+        Request::Colour { by: None, .. } => {
+            change(Session::clear_overlay);
+            None
+        }
+        Request::Colour {
+            by: Some(by),
+            bridge,
+            ort,
+        } => {
+            with(|e| e.deferred = true);
+            wasm_bindgen_futures::spawn_local(async move {
+                colour(by, &bridge, &ort).await;
+                with(|e| e.done.push(seq));
+                send(None, false, None);
+            });
+            None
+        }
         Request::Probe { item, bridge, ort } => {
             with(|e| e.deferred = true);
             wasm_bindgen_futures::spawn_local(async move {
@@ -873,42 +890,37 @@ async fn run_compare(bridge: &str, ort: &str) {
             return;
         }
     };
-    change(Session::start_compare);
+    change(Session::start_extra_run);
     progress();
-    let result = async {
-        let runtime = runtime(bridge, ort).await?;
-        let (_, current) = runtime
-            .run(
-                &plan.current.key,
-                &plan.current.model,
-                &plan.current.inputs,
-                &plan.current.outputs,
-            )
-            .await?;
-        let (_, other) = runtime
-            .run(
-                &plan.other.key,
-                &plan.other.model,
-                &plan.other.inputs,
-                &plan.other.outputs,
-            )
-            .await?;
-        Ok((current, other))
-    }
-    .await;
+    let result = match run_plan(&plan.current, bridge, ort).await {
+        Ok(current) => run_plan(&plan.other, bridge, ort)
+            .await
+            .map(|other| (current, other)),
+        Err(e) => Err(e),
+    };
     change(|s| s.finish_compare(plan, result));
 }
 
+/// Runs the open model with every node's outputs exposed, and colours the graph by
+/// `by`.
+async fn colour(by: super::run::Colouring, bridge: &str, ort: &str) {
+    let (plan, nodes) = match with(|e| e.session.plan_overlay()) {
+        Ok(p) => p,
+        Err(message) => {
+            change(|s| s.fail_run(message));
+            return;
+        }
+    };
+    change(Session::start_extra_run);
+    progress();
+    let result = run_plan(&plan, bridge, ort).await;
+    change(|s| s.finish_overlay(by, plan.stamp, nodes, result));
+}
+
 /// What `item` computes on the last run's inputs, each output summed up.
-async fn probe(
-    item: ItemId,
-    bridge: &str,
-    ort: &str,
-) -> Result<Vec<(String, Result<graft::values::Stats, String>)>, String> {
+async fn probe(item: ItemId, bridge: &str, ort: &str) -> super::run::ValuesShown {
     let (plan, outputs) = with(|e| e.session.plan_probe(item))?;
-    let runtime = runtime(bridge, ort).await?;
-    let (_, got) = runtime
-        .run(&plan.key, &plan.model, &plan.inputs, &plan.outputs)
+    let got = run_plan(&plan, bridge, ort)
         .await
         .map_err(|e| format!("The run failed: {e}"))?;
     Ok(outputs
@@ -922,6 +934,19 @@ async fn probe(
             (name, stats)
         })
         .collect())
+}
+
+/// Runs `plan` in onnxruntime-web (loaded the first time); its outputs by name.
+async fn run_plan(
+    plan: &super::run::RunPlan,
+    bridge: &str,
+    ort: &str,
+) -> Result<super::run::Named, String> {
+    let runtime = runtime(bridge, ort).await?;
+    let (_, got) = runtime
+        .run(&plan.key, &plan.model, &plan.inputs, &plan.outputs)
+        .await?;
+    Ok(got)
 }
 
 /// onnxruntime-web, loaded the first time it is needed.

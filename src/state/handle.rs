@@ -378,11 +378,7 @@ impl AppState {
 
     /// What `item` (a node) computes on the last run's inputs; `then` hears each
     /// output's name and numbers, or why there are none.
-    pub fn probe(
-        self,
-        item: ItemId,
-        then: impl FnOnce(Result<Vec<(String, Result<graft::values::Stats, String>)>, String>) + 'static,
-    ) {
+    pub fn probe(self, item: ItemId, then: impl FnOnce(super::run::ValuesShown) + 'static) {
         let request = Request::Probe {
             item,
             bridge: platform::absolute_url(RUNTIME_BRIDGE),
@@ -404,6 +400,15 @@ impl AppState {
                 ort: platform::absolute_url(ORT_DIR),
             },
         );
+    }
+
+    /// Colours the graph by a statistic of each node's outputs (`None`: no colours).
+    pub fn colour(self, by: Option<Colouring>) {
+        self.send(Request::Colour {
+            by,
+            bridge: platform::absolute_url(RUNTIME_BRIDGE),
+            ort: platform::absolute_url(ORT_DIR),
+        });
     }
 
     pub fn set_run_size(self, symbol: String, size: i64) {

@@ -48,7 +48,7 @@ pub use compare::CompareView;
 pub use handle::AppState;
 pub use inline::InlineView;
 pub use properties::{NodeEditor, Properties, TerminalEditor};
-pub use run::{RunComparison, RunOutcome, RunView};
+pub use run::{Colouring, HEAT_CLASSES, RunComparison, RunOutcome, RunView, ValuesShown};
 
 /// A model shipped with the app, served from `examples/`, with what it shows and
 /// one or two things to try on it.

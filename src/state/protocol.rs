@@ -148,6 +148,13 @@ pub enum Request {
         bridge: String,
         ort: String,
     },
+    /// Colours the graph by a statistic of each node's outputs on the last run's
+    /// inputs (`None`: no colours).
+    Colour {
+        by: Option<super::run::Colouring>,
+        bridge: String,
+        ort: String,
+    },
     /// What the item computes on the last run's inputs. Answer: [`Answer::Values`].
     Probe {
         item: ItemId,
@@ -224,7 +231,7 @@ pub enum Answer {
     },
     Run(RunOutcome),
     /// Each output of a node: its name and what it holds (or why not).
-    Values(Result<Vec<(String, Result<graft::values::Stats, String>)>, String>),
+    Values(super::run::ValuesShown),
     /// An SVG document to rasterize and save as `name`, `width` x `height`.
     Png {
         name: String,

@@ -30,6 +30,55 @@ pub(super) struct Runs {
     last: Option<Record>,
     /// The last comparison run, with the model state it ran on.
     compared: Option<((u64, u64), RunComparison)>,
+    /// The graph coloured by a statistic of each node's outputs.
+    overlay: Option<Overlay>,
+}
+
+/// What the graph is coloured by: a statistic of each node's outputs on the last
+/// run's inputs.
+#[derive(Serialize, Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Colouring {
+    /// The largest absolute value among its outputs (on a log scale).
+    MaxAbs,
+    /// How many NaN and infinite elements its outputs hold.
+    NonFinite,
+}
+
+impl Colouring {
+    pub fn label(self) -> &'static str {
+        match self {
+            Colouring::MaxAbs => "max |x|",
+            Colouring::NonFinite => "NaN and Inf count",
+        }
+    }
+}
+
+/// How many colours the overlay has (`g-heat-0`, the lowest, to `g-heat-7`).
+pub const HEAT_CLASSES: [&str; 8] = [
+    "g-heat-0", "g-heat-1", "g-heat-2", "g-heat-3", "g-heat-4", "g-heat-5", "g-heat-6", "g-heat-7",
+];
+
+/// How many decades below the largest value the max |x| colours span.
+const LOG_DECADES: i32 = 4;
+
+/// The graph's colouring: each main-graph node's statistic, and the range.
+#[derive(Debug)]
+struct Overlay {
+    stamp: (u64, u64),
+    by: Colouring,
+    values: FxMap<NodeId, f64>,
+    lo: f64,
+    hi: f64,
+}
+
+/// The overlay's legend, for the page.
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+pub struct OverlayLegend {
+    pub by: Colouring,
+    pub label: String,
+    pub lo: f64,
+    pub hi: f64,
+    pub nodes: usize,
 }
 
 #[derive(Debug)]
@@ -60,8 +109,18 @@ pub struct RunPlan {
     pub outputs: Vec<String>,
 }
 
+/// Tensors by name: what a run gives.
+pub type Named = Vec<(String, Tensor)>;
+
 /// What a run gave: its time in milliseconds, the runtime's version, the outputs.
-pub type Ran = (f64, String, Vec<(String, Tensor)>);
+pub type Ran = (f64, String, Named);
+
+/// Each node with the names its outputs have in a run's copy of the model.
+pub type NodeOutputs = Vec<(NodeId, Vec<String>)>;
+
+/// A node's outputs on the last run's inputs, each by name with its numbers (or why
+/// not), or why none can be shown.
+pub type ValuesShown = Result<Vec<(String, Result<Stats, String>)>, String>;
 
 /// The Run tab's contents.
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Default)]
@@ -83,6 +142,8 @@ pub struct RunView {
     pub compare_with: Option<String>,
     /// The last run of both, if the model has not changed since.
     pub comparison: Option<RunComparison>,
+    /// The graph's colouring, while it is of the model as it stands.
+    pub overlay: Option<OverlayLegend>,
 }
 
 /// One input as the Run tab lists it.
@@ -273,6 +334,17 @@ impl Session {
                         && self.compare.as_ref().is_some_and(|k| k.label == c.with)
                 })
                 .map(|(_, c)| c.clone()),
+            overlay: r
+                .overlay
+                .as_ref()
+                .filter(|o| o.stamp == self.stamp())
+                .map(|o| OverlayLegend {
+                    by: o.by,
+                    label: o.by.label().to_string(),
+                    lo: o.lo,
+                    hi: o.hi,
+                    nodes: o.values.len(),
+                }),
         })
     }
 
@@ -410,18 +482,22 @@ impl Session {
         })
     }
 
+    /// The last run, if it ran on the model as it stands; else `missing`.
+    fn last_run(&self, missing: &str) -> Result<&Record, String> {
+        let runs = &self.model_runs;
+        runs.last
+            .as_ref()
+            .filter(|l| runs.opened == self.opened && l.stamp == self.stamp())
+            .ok_or_else(|| missing.to_string())
+    }
+
     /// The plan for showing what the item `item` (a node, anywhere a call expands)
     /// computes on the last run's inputs: a copy of the model with the calls down to
     /// it inlined and its outputs made graph outputs (`graft::values::probe`). Also
     /// gives each output's index on the node with its name in the copy.
     pub fn plan_probe(&self, item: ItemId) -> Result<(RunPlan, Vec<(usize, String)>), String> {
         let open = self.open.as_ref().ok_or("No model is open.")?;
-        let runs = &self.model_runs;
-        let last = runs
-            .last
-            .as_ref()
-            .filter(|l| runs.opened == self.opened && l.stamp == self.stamp())
-            .ok_or("Run the model (the Run tab) to see the values computed here.")?;
+        let last = self.last_run("Run the model (the Run tab) to see the values computed here.")?;
         let scene = open.scene.as_ref().ok_or("The model has no graph.")?;
         let view = &scene.view;
         let it = view.item(item).ok_or("Nothing is selected.")?;
@@ -543,11 +619,7 @@ impl Session {
     }
 
     /// What the runs of a comparison plan gave: each pair's largest difference.
-    pub fn finish_compare(
-        &mut self,
-        plan: ComparePlan,
-        result: Result<(Vec<(String, Tensor)>, Vec<(String, Tensor)>), String>,
-    ) {
+    pub fn finish_compare(&mut self, plan: ComparePlan, result: Result<(Named, Named), String>) {
         if plan.current.stamp.0 != self.opened {
             return;
         }
@@ -591,11 +663,150 @@ impl Session {
         ));
     }
 
-    /// Marks a comparison run as started.
-    pub fn start_compare(&mut self) {
+    /// Marks a run of a comparison or of the colours as started.
+    pub fn start_extra_run(&mut self) {
         let runs = self.runs();
         runs.running = true;
         runs.error = None;
+    }
+
+    /// The plan for colouring the graph: the last run's inputs, every main-graph node's
+    /// outputs exposed (at most [`MAX_COMPARED_NODES`] nodes); each node with its
+    /// outputs' names.
+    pub fn plan_overlay(&self) -> Result<(RunPlan, NodeOutputs), String> {
+        let open = self.open.as_ref().ok_or("No model is open.")?;
+        let last =
+            self.last_run("Run the model first: the colours are of the last run's values.")?;
+        let main = open.model.graph.ok_or("The model has no graph.")?;
+        let nodes: Vec<NodeId> = open
+            .model
+            .graph(main)
+            .nodes
+            .iter()
+            .copied()
+            .take(MAX_COMPARED_NODES)
+            .collect();
+        let mut copy = open.model.clone();
+        let shown = graft::values::expose(&mut copy, &nodes);
+        let named: Vec<(NodeId, Vec<String>)> = nodes
+            .into_iter()
+            .zip(shown)
+            .map(|(n, outs)| (n, outs.into_iter().map(|(_, name)| name).collect()))
+            .collect();
+        let mut outputs: Vec<String> = Vec::new();
+        let mut seen = std::collections::HashSet::new();
+        for name in named.iter().flat_map(|(_, names)| names) {
+            if seen.insert(name.clone()) {
+                outputs.push(name.clone());
+            }
+        }
+        let (opened, serial) = self.stamp();
+        Ok((
+            RunPlan {
+                stamp: (opened, serial),
+                key: format!("overlay:{opened}:{serial}"),
+                model: runtime_bytes(&copy)?,
+                inputs: last.inputs.clone(),
+                outputs,
+            },
+            named,
+        ))
+    }
+
+    /// Colours the graph by `by` from what the overlay run gave.
+    pub fn finish_overlay(
+        &mut self,
+        by: Colouring,
+        stamp: (u64, u64),
+        nodes: NodeOutputs,
+        result: Result<Named, String>,
+    ) {
+        if stamp != self.stamp() {
+            return;
+        }
+        let runs = self.runs();
+        runs.running = false;
+        let got = match result {
+            Ok(got) => got,
+            Err(message) => {
+                runs.error = Some(format!("The run for the colours failed: {message}"));
+                return;
+            }
+        };
+        let stats: FxMap<&str, Stats> = got
+            .iter()
+            .filter_map(|(n, t)| Some((n.as_str(), values::stats(t).ok()?)))
+            .collect();
+        let mut shown = FxMap::default();
+        for (node, names) in nodes {
+            let of: Vec<&Stats> = names.iter().filter_map(|n| stats.get(n.as_str())).collect();
+            if of.is_empty() {
+                continue;
+            }
+            let v = match by {
+                Colouring::MaxAbs => of
+                    .iter()
+                    .filter_map(|s| s.max_abs())
+                    .fold(None, |m: Option<f64>, x| Some(m.map_or(x, |m| m.max(x)))),
+                Colouring::NonFinite => Some(of.iter().map(|s| (s.nan + s.inf) as f64).sum()),
+            };
+            if let Some(v) = v {
+                shown.insert(node, v);
+            }
+        }
+        let lo = shown.values().copied().fold(f64::INFINITY, f64::min);
+        let hi = shown.values().copied().fold(f64::NEG_INFINITY, f64::max);
+        runs.error = None;
+        runs.overlay = Some(Overlay {
+            stamp,
+            by,
+            values: shown,
+            lo: if lo.is_finite() { lo } else { 0.0 },
+            hi: if hi.is_finite() { hi } else { 0.0 },
+        });
+    }
+
+    pub fn clear_overlay(&mut self) {
+        self.runs().overlay = None;
+    }
+
+    /// The colour class of a node of the drawing, while the graph is coloured.
+    pub(super) fn overlay_mark(&self, item: &graft::view::Item) -> Option<svg::Mark> {
+        let ItemKind::Node { node, .. } = item.kind else {
+            return None;
+        };
+        let runs = &self.model_runs;
+        let o = runs
+            .overlay
+            .as_ref()
+            .filter(|o| runs.opened == self.opened && o.stamp == self.stamp())?;
+        let v = *o.values.get(&node)?;
+        let top = HEAT_CLASSES.len() - 1;
+        let k = match o.by {
+            Colouring::NonFinite => {
+                if v > 0.0 {
+                    top
+                } else {
+                    0
+                }
+            }
+            Colouring::MaxAbs => {
+                // Log scale over at most LOG_DECADES decades below the largest (a node
+                // of zeros or booleans would otherwise squeeze every other colour into
+                // the top few).
+                let floor = (o.hi / 10f64.powi(LOG_DECADES))
+                    .max(o.lo)
+                    .max(f64::MIN_POSITIVE);
+                let scale = |x: f64| x.max(floor).log10();
+                let (a, b) = (scale(o.lo), scale(o.hi));
+                if b > a {
+                    (((scale(v) - a) / (b - a)) * top as f64).round() as usize
+                } else {
+                    0
+                }
+            }
+        };
+        Some(svg::Mark::class(HEAT_CLASSES[k.min(top)]))
     }
 
     /// A run that could not start (an input file that did not arrive).

@@ -1057,3 +1057,74 @@ fn a_given_input_of_the_wrong_type_or_shape_is_refused_by_name() {
             .contains("Gemm_0")
     );
 }
+
+#[test]
+fn the_graph_is_coloured_by_each_nodes_largest_value_until_an_edit() {
+    let mut session = Session::default();
+    open(&mut session, vec![example_file("mlp.onnx")]);
+    let e = session.plan_overlay().err().expect("no run yet");
+    assert!(e.contains("Run the model first"), "{e}");
+    let plan = session.plan_run().expect("a plan");
+    let probs = graft::values::random_tensor(graft::ir::dtype::FLOAT, &[1, 3], 1).unwrap();
+    finish_with(&mut session, plan, vec![("probs".into(), probs)]);
+    let (plan, nodes) = session.plan_overlay().expect("an overlay plan");
+    let model = &session.open().unwrap().model;
+    let main = model.graph.unwrap();
+    assert_eq!(nodes.len(), model.graph(main).nodes.len());
+    assert!(plan.outputs.contains(&"probs".to_string()));
+    // Each node's output holds k everywhere: node k gets max |x| = 10^k.
+    let got: Vec<(String, graft::ir::Tensor)> = nodes
+        .iter()
+        .enumerate()
+        .flat_map(|(k, (_, names))| {
+            names.iter().map(move |n| {
+                let v = 10f32.powi(k as i32);
+                (
+                    n.clone(),
+                    graft::ir::Tensor {
+                        dims: vec![2],
+                        data_type: Some(graft::ir::dtype::FLOAT),
+                        raw_data: Some(bytes::Bytes::from(
+                            [v, -v]
+                                .iter()
+                                .flat_map(|x| x.to_le_bytes())
+                                .collect::<Vec<_>>(),
+                        )),
+                        ..graft::ir::Tensor::default()
+                    },
+                )
+            })
+        })
+        .collect();
+    let stamp = plan.stamp;
+    session.finish_overlay(Colouring::MaxAbs, stamp, nodes.clone(), Ok(got));
+    let legend = session.run_view().unwrap().overlay.expect("a legend");
+    assert_eq!((legend.lo, legend.nodes), (1.0, nodes.len()));
+    let scene = session.open().unwrap().scene.as_ref().unwrap();
+    let class_of = |node: NodeId| {
+        let item = (0..scene.view.items.len() as ItemId)
+            .find(|&i| matches!(scene.view.item(i).map(|it| &it.kind), Some(ItemKind::Node { node: n, .. }) if *n == node))
+            .expect("drawn");
+        session
+            .overlay_mark(scene.view.item(item).unwrap())
+            .map(|m| m.class)
+    };
+    assert_eq!(class_of(nodes[0].0), Some(HEAT_CLASSES[0]));
+    assert_eq!(
+        class_of(nodes[nodes.len() - 1].0),
+        Some(HEAT_CLASSES[HEAT_CLASSES.len() - 1])
+    );
+    // An edit: the colours are of a model that is no more.
+    let first = nodes[0].0;
+    assert!(session.rename_node(first, "renamed"));
+    assert!(session.run_view().unwrap().overlay.is_none());
+    let scene = session.open().unwrap().scene.as_ref().unwrap();
+    let item = (0..scene.view.items.len() as ItemId)
+        .find(|&i| matches!(scene.view.item(i).map(|it| &it.kind), Some(ItemKind::Node { node: n, .. }) if *n == first))
+        .unwrap();
+    assert!(
+        session
+            .overlay_mark(scene.view.item(item).unwrap())
+            .is_none()
+    );
+}
