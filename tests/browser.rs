@@ -2315,6 +2315,38 @@ for label, v in [("min", probs.min()), ("max", probs.max()), ("mean", probs.mean
         Ok((app.browser.find_all(&coloured)?.len() >= 5).then_some(()))
     })
     .unwrap_or_else(|e| panic!("{e}\n{}", app.diagnosis()));
+    // Saved as Model Explorer node data: each node's value under its id there (its name).
+    app.click("overlay-export");
+    let saved = app
+        .browser
+        .wait_for_download("functions_and_control_flow.node-data.json", e2e::TIMEOUT)
+        .unwrap();
+    let text = std::fs::read_to_string(&saved).unwrap();
+    let data: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let graph = data["gated_residual_block"]["results"]
+        .as_object()
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(
+        graph.contains_key("fc1/MatMul") && graph.contains_key("head/Softmax"),
+        "{text}"
+    );
+    // Read back from a file: colours from "imported" data, its name in the legend.
+    let edited = text.replace("\"max |x|\"", "\"from elsewhere\"");
+    let dir = root().join("target/browser-run");
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("node-data.json");
+    std::fs::write(&file, edited).unwrap();
+    app.click("tab-run");
+    let input = app.wait("run-import-node-data");
+    app.browser.choose_files(&input, &[&file]).unwrap();
+    app.click("tab-graph");
+    wait_until(e2e::TIMEOUT, "the imported legend", || {
+        Ok(app
+            .get("overlay-legend")
+            .and_then(|e| app.browser.text(&e).ok())
+            .filter(|t| t.contains("from elsewhere")))
+    })
+    .unwrap_or_else(|e| panic!("{e}\n{}", app.diagnosis()));
     // An edit makes the outputs stale until the next run, and takes the colours away.
     click_node(&app, "act1", false);
     type_into(&app, "node-name", "act_one");

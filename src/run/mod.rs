@@ -63,6 +63,16 @@ pub fn RunPanel() -> impl IntoView {
                         <option value="non-finite" selected=move || overlay_is(state, Colouring::NonFinite)>"NaN and Inf count"</option>
                     </select>
                 </label>
+                <label class="link" title="Colour the graph by a Model Explorer node-data file (.json)">
+                    "Import node data…"
+                    <input
+                        class="visually-hidden"
+                        type="file"
+                        accept=".json"
+                        data-testid="run-import-node-data"
+                        on:change=move |e| state.import_node_data(PickedFiles::from_input_event(&e))
+                    />
+                </label>
                 <button
                     class="button"
                     data-testid="run-reuse"
@@ -101,6 +111,7 @@ pub fn OverlayLegend() -> impl IntoView {
         let (lo, hi) = match o.by {
             Colouring::MaxAbs => (number(o.lo.max(o.hi / 1e4)), number(o.hi)),
             Colouring::NonFinite => ("none".to_string(), "some".to_string()),
+            Colouring::Imported => (number(o.lo), number(o.hi)),
         };
         let scale = if o.by == Colouring::MaxAbs {
             " (log scale, 4 decades)"
@@ -109,11 +120,18 @@ pub fn OverlayLegend() -> impl IntoView {
         };
         Some(view! {
             <div class="overlay-legend" data-testid="overlay-legend">
-                <span>{format!("{} of each node's outputs{scale}: ", o.label)}</span>
+                <span>
+                    {if o.by == Colouring::Imported {
+                        format!("{}: ", o.label)
+                    } else {
+                        format!("{} of each node's outputs{scale}: ", o.label)
+                    }}
+                </span>
                 <span data-testid="overlay-lo">{lo}</span>
                 {swatches}
                 <span data-testid="overlay-hi">{hi}</span>
                 <span class="run-note">{format!(" {} nodes", o.nodes)}</span>
+                <button class="link" data-testid="overlay-export" title="Save these values as a Model Explorer node-data file" on:click=move |_| state.export_node_data()>"save"</button>
                 <button class="link" data-testid="overlay-clear" on:click=move |_| state.colour(None)>"clear"</button>
             </div>
         })

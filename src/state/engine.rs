@@ -456,6 +456,26 @@ fn handle(seq: u64, request: Request, files: PickedFiles) {
             });
             None
         }
+        Request::ExportNodeData => match with(|e| e.session.node_data_json()) {
+            Ok((name, text)) => {
+                send_download(seq, &name, "application/json", text.into_bytes());
+                return;
+            }
+            Err(message) => {
+                change(|s| s.fail_run(message));
+                None
+            }
+        },
+        Request::ImportNodeData => {
+            read_then(seq, files, |files| match files.first() {
+                Some(file) => {
+                    let text = String::from_utf8_lossy(&file.bytes).into_owned();
+                    change(|s| s.load_node_data(&file.name, &text))
+                }
+                None => Ok(()),
+            });
+            None
+        }
         Request::Probe { item, bridge, ort } => {
             with(|e| e.deferred = true);
             wasm_bindgen_futures::spawn_local(async move {

@@ -411,6 +411,16 @@ impl AppState {
         });
     }
 
+    /// Saves the graph's colouring as a Model Explorer node-data file.
+    pub fn export_node_data(self) {
+        self.send(Request::ExportNodeData);
+    }
+
+    /// Colours the graph by the Model Explorer node-data file in `files`.
+    pub fn import_node_data(self, files: PickedFiles) {
+        self.send_with(Request::ImportNodeData, Some(files));
+    }
+
     pub fn set_run_size(self, symbol: String, size: i64) {
         self.send(Request::SetRunSize(symbol, size));
     }

@@ -155,6 +155,11 @@ pub enum Request {
         bridge: String,
         ort: String,
     },
+    /// The graph's colouring as a Model Explorer node-data file. Answer:
+    /// [`Answer::Download`].
+    ExportNodeData,
+    /// Files (one Model Explorer node-data `.json`): colours the graph by it.
+    ImportNodeData,
     /// What the item computes on the last run's inputs. Answer: [`Answer::Values`].
     Probe {
         item: ItemId,

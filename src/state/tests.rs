@@ -1114,6 +1114,40 @@ fn the_graph_is_coloured_by_each_nodes_largest_value_until_an_edit() {
         class_of(nodes[nodes.len() - 1].0),
         Some(HEAT_CLASSES[HEAT_CLASSES.len() - 1])
     );
+    // Saved as Model Explorer node data and read back: the same colours.
+    let (file, json) = session.node_data_json().expect("node data");
+    assert_eq!(file, "mlp.node-data.json");
+    let parsed: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let graph = session
+        .open()
+        .unwrap()
+        .model
+        .graph(main)
+        .name
+        .clone()
+        .unwrap();
+    let results = parsed[&graph]["results"]
+        .as_object()
+        .expect("the main graph's results");
+    assert_eq!(results.len(), nodes.len());
+    assert_eq!(parsed[&graph]["name"], "max |x|");
+    let e = session.load_node_data(
+        "other.json",
+        r#"{"g": {"results": {"nope": {"value": 1}}}}"#,
+    );
+    assert!(e.unwrap_err().contains("none of its 1 results"));
+    assert_eq!(
+        session.run_view().unwrap().overlay.unwrap().label,
+        "max |x|"
+    );
+    session
+        .load_node_data("mlp.node-data.json", &json)
+        .expect("read back");
+    let back = session.run_view().unwrap().overlay.expect("a legend");
+    assert_eq!(
+        (back.by, back.lo, back.hi, back.nodes),
+        (Colouring::Imported, legend.lo, legend.hi, legend.nodes)
+    );
     // An edit: the colours are of a model that is no more.
     let first = nodes[0].0;
     assert!(session.rename_node(first, "renamed"));
