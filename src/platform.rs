@@ -545,12 +545,24 @@ const THEME_KEY: &str = "graft.theme";
 const DARK_QUERY: &str = "(prefers-color-scheme: dark)";
 
 /// The theme the user chose last time (`auto`, `light` or `dark`), from local storage.
-pub fn saved_theme() -> String {
+/// A value the page remembers across visits (`localStorage`), if any.
+pub fn remembered(key: &str) -> Option<String> {
     window()
         .local_storage()
         .ok()
         .flatten()
-        .and_then(|s| s.get_item(THEME_KEY).ok().flatten())
+        .and_then(|s| s.get_item(key).ok().flatten())
+}
+
+/// Remembers `value` under `key` across visits (quietly not, where storage is off).
+pub fn remember(key: &str, value: &str) {
+    if let Some(storage) = window().local_storage().ok().flatten() {
+        let _ = storage.set_item(key, value);
+    }
+}
+
+pub fn saved_theme() -> String {
+    remembered(THEME_KEY)
         .filter(|t| matches!(t.as_str(), "auto" | "light" | "dark"))
         .unwrap_or_else(|| "auto".into())
 }
@@ -559,9 +571,7 @@ pub fn saved_theme() -> String {
 /// `light` or `dark` (`auto` follows the system setting). The style sheets key every
 /// dark colour on that attribute.
 pub fn apply_theme(choice: &str) {
-    if let Some(storage) = window().local_storage().ok().flatten() {
-        let _ = storage.set_item(THEME_KEY, choice);
-    }
+    remember(THEME_KEY, choice);
     let dark = match choice {
         "dark" => true,
         "light" => false,

@@ -1829,8 +1829,9 @@ fn each_example_explains_itself_and_presentation_mode_hides_the_panels() {
     let about = app.text("example-about");
     assert!(about.contains("ScaledTanh"), "{about}");
     let steps = app.browser.find_all(&testid("example-step")).unwrap();
-    assert_eq!(steps.len(), 2);
+    assert_eq!(steps.len(), 3);
     assert!(app.browser.text(&steps[1]).unwrap().contains("alpha_0p2"));
+    assert!(app.browser.text(&steps[2]).unwrap().contains("Run tab"));
     // Present: the side panel and the tabs go; Esc brings them back.
     let side_shown = |app: &App| {
         app.browser.execute(
@@ -2360,6 +2361,15 @@ for label, v in [("min", probs.min()), ("max", probs.max()), ("mean", probs.mean
     .unwrap_or_else(|e| panic!("{e}\n{}", app.diagnosis()));
     app.click("tab-run");
     app.wait("run-stale");
+    // The size given to `batch` is remembered for the next visit.
+    app.browser.goto(&app.url).unwrap();
+    app.wait("graph-ready");
+    app.click("tab-run");
+    let size = app.wait("run-size-batch");
+    wait_until(e2e::TIMEOUT, "batch = 2 remembered", || {
+        Ok((app.browser.property(&size, "value")?.as_str() == Some("2")).then_some(()))
+    })
+    .unwrap_or_else(|e| panic!("{e}\n{}", app.diagnosis()));
 }
 
 /// The first number after `label` in `text` (a shown statistic: `min 0.1235`).

@@ -51,6 +51,16 @@ thread_local! {
     });
 }
 
+/// Where the page remembers the sizes given to symbolic dimensions.
+const RUN_SIZES_KEY: &str = "graft.runSizes";
+
+/// The sizes of symbolic dimensions given on earlier visits, by symbol.
+fn remembered_sizes() -> std::collections::BTreeMap<String, i64> {
+    platform::remembered(RUN_SIZES_KEY)
+        .and_then(|json| serde_json::from_str(&json).ok())
+        .unwrap_or_default()
+}
+
 /// The reactive session the components share (through context).
 #[derive(Clone, Copy)]
 pub struct AppState {
@@ -146,7 +156,13 @@ impl AppState {
             });
         };
         match platform::EngineWorker::start(move |message| state.receive(message), stopped) {
-            Ok(worker) => LINK.with(|l| l.borrow_mut().worker = Some(worker)),
+            Ok(worker) => {
+                LINK.with(|l| l.borrow_mut().worker = Some(worker));
+                // The sizes of symbolic dimensions given on earlier visits.
+                for (symbol, size) in remembered_sizes() {
+                    state.send(Request::SetRunSize(symbol, size));
+                }
+            }
             Err(message) => messages.set(Messages {
                 error: Some(message),
                 ..Messages::default()
@@ -421,7 +437,14 @@ impl AppState {
         self.send_with(Request::ImportNodeData, Some(files));
     }
 
+    /// Sets the size of a symbolic dimension for the next runs; remembered across
+    /// visits, for every model that names the symbol.
     pub fn set_run_size(self, symbol: String, size: i64) {
+        let mut sizes = remembered_sizes();
+        sizes.insert(symbol.clone(), size);
+        if let Ok(json) = serde_json::to_string(&sizes) {
+            platform::remember(RUN_SIZES_KEY, &json);
+        }
         self.send(Request::SetRunSize(symbol, size));
     }
 
