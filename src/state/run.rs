@@ -528,8 +528,8 @@ impl Session {
             .ok_or_else(|| missing.to_string())
     }
 
-    /// The plan for showing what the item `item` (a node, anywhere a call expands)
-    /// computes on the last run's inputs: a copy of the model with the calls down to
+    /// The plan for showing what the item `item` (a node anywhere a call expands, or a
+    /// value a node computes) computes on the last run's inputs: a copy of the model with the calls down to
     /// it inlined and its outputs made graph outputs (`graft::values::probe`). Also
     /// gives each output's index on the node with its name in the copy.
     pub fn plan_probe(&self, item: ItemId) -> Result<(RunPlan, Vec<(usize, String)>), String> {
@@ -538,8 +538,21 @@ impl Session {
         let scene = open.scene.as_ref().ok_or("The model has no graph.")?;
         let view = &scene.view;
         let it = view.item(item).ok_or("Nothing is selected.")?;
-        let ItemKind::Node { node, .. } = it.kind else {
-            return Err("Select a node to see the values it computes.".into());
+        // A value (a graph output, a value entering or leaving an open group): the node
+        // that computes it, that output alone.
+        let (node, only) = match it.kind {
+            ItemKind::Node { node, .. } => (node, None),
+            ItemKind::In { value } | ItemKind::Out { value } => match open.model.value(value).def {
+                graft::ir::ValueDef::Node(n) => (n, Some(open.model.value(value).name.clone())),
+                _ => {
+                    return Err(
+                        "Select a node to see the values it computes (a graph input's values are \
+                         the run's inputs)."
+                            .into(),
+                    );
+                }
+            },
+            _ => return Err("Select a node to see the values it computes.".into()),
         };
         let mut calls = Vec::new();
         let mut up = it.parent;
@@ -560,7 +573,18 @@ impl Session {
             up = p.parent;
         }
         calls.reverse();
-        let probe = graft::values::probe(&open.model, &calls, node)?;
+        let mut probe = graft::values::probe(&open.model, &calls, node)?;
+        if let Some(name) = only {
+            // That output alone, by its index on the node (a copy inlined down to it
+            // names it anew).
+            let k = open
+                .model
+                .node(node)
+                .outputs
+                .iter()
+                .position(|o| o.is_some_and(|v| open.model.value(v).name == name));
+            probe.outputs.retain(|(j, _)| Some(*j) == k);
+        }
         let model = runtime_bytes(&probe.model)?;
         let (opened, serial) = self.stamp();
         let plan = RunPlan {
