@@ -1166,18 +1166,17 @@ fn the_graph_is_coloured_by_each_nodes_largest_value_until_an_edit() {
 #[test]
 fn a_selected_node_or_value_is_probed_inside_calls_but_not_inside_branches() {
     let mut session = Session::default();
-    open(&mut session, vec![example_file("functions_and_control_flow.onnx")]);
+    open(
+        &mut session,
+        vec![example_file("functions_and_control_flow.onnx")],
+    );
     let find = |session: &Session, f: &dyn Fn(&graft::view::Item, &graft::Model) -> bool| {
         let open = session.open().unwrap();
         let scene = open.scene.as_ref().unwrap();
         (0..scene.view.items.len() as ItemId)
             .find(|&i| scene.view.item(i).is_some_and(|it| f(it, &open.model)))
     };
-    let named = |name: &'static str| {
-        move |it: &graft::view::Item, m: &graft::Model| {
-            matches!(it.kind, ItemKind::Node { node, .. } if m.node(node).name() == name)
-        }
-    };
+    let named = |name: &'static str| move |it: &graft::view::Item, m: &graft::Model| matches!(it.kind, ItemKind::Node { node, .. } if m.node(node).name() == name);
     let act1 = find(&session, &named("act1")).expect("act1");
     let e = session.plan_probe(act1).err().expect("no run yet");
     assert!(e.contains("Run the model"), "{e}");
@@ -1201,9 +1200,10 @@ fn a_selected_node_or_value_is_probed_inside_calls_but_not_inside_branches() {
     assert_eq!(plan.outputs, vec![outputs[0].1.clone()]);
     assert_eq!(plan.inputs.len(), 1, "the last run's input");
     // A graph output: its producer, that output alone.
-    let probs = find(&session, &|it, m| {
-        matches!(it.kind, ItemKind::Out { value } if m.value(value).name == "probs")
-    })
+    let probs = find(
+        &session,
+        &|it, m| matches!(it.kind, ItemKind::Out { value } if m.value(value).name == "probs"),
+    )
     .expect("the output probs");
     let (_, outputs) = session.plan_probe(probs).expect("a probe");
     assert_eq!(outputs, vec![(0, "probs".to_string())]);
