@@ -157,7 +157,7 @@ fn contents(state: AppState, v: RunView) -> impl IntoView {
                 Some(label) => view! {
                     <span class="run-source" data-testid="run-input-source">{label.clone()}</span>
                     <button class="link" title="Use a seeded random array instead" on:click=move |_| state.clear_run_input(clear.clone())>
-                        "random"
+                        "use random"
                     </button>
                 }
                 .into_any(),
