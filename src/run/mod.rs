@@ -3,6 +3,10 @@
 //! sizes given for its symbolic dimensions), an `.npy` file, or the last run's; a
 //! bundled example brings its own. Each output shows its type, shape, min, max, mean,
 //! standard deviation, NaN and Inf counts, a histogram, and a 2-D slice as a heat map.
+//! With a comparison on, both models run on the same inputs. The graph panel shows two
+//! more parts of it: `NodeValues` (what the selected node computes) and
+//! `OverlayLegend` (the graph coloured by a statistic of each node's outputs, saved and
+//! read as Model Explorer node data).
 
 use leptos::prelude::*;
 
