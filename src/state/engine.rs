@@ -610,6 +610,15 @@ impl Engine {
             u.compare = d.then_some(compare);
             u.draft = e.then_some(draft);
         }
+        // The Run tab's view (statistics, histograms, a comparison's list) is built
+        // only when what it depends on changed: not on every pan or zoom.
+        let run_key = {
+            let (version, stamp, with) = self.session.run_key();
+            (version, stamp, with.map(str::to_string))
+        };
+        let run = self
+            .changed("run-key", &run_key)
+            .then(|| self.session.run_view());
         let s = &self.session;
         let messages = Messages {
             error: s.error().map(str::to_string),
@@ -617,7 +626,6 @@ impl Engine {
             field: s.field_error.clone(),
         };
         let work = s.work();
-        let run = s.run_view();
         let nodes = s.selected_nodes(&self.selection).len();
         let selection = Selection {
             serial: self.selection_of,
@@ -650,7 +658,9 @@ impl Engine {
         if self.changed("work", &work) {
             u.work = Some(work);
         }
-        if self.changed("run", &run) {
+        if let Some(run) = run
+            && self.changed("run", &run)
+        {
             u.run = Some(run);
         }
         if self.changed("selection", &selection) {
@@ -1062,6 +1072,13 @@ mod tests {
         let _ = e.update(None, true);
         let (again, _) = e.update(None, true);
         assert!(again.document.is_none() && again.scene.is_none() && again.messages.is_none());
+        assert!(
+            again.run.is_none(),
+            "the Run tab is not sent again unchanged"
+        );
+        e.session.set_run_seed(7);
+        let (seeded, _) = e.update(None, false);
+        assert_eq!(seeded.run.flatten().map(|r| r.seed), Some(7));
         e.viewport = Some(Viewport {
             x: -100.0,
             y: -100.0,

@@ -32,6 +32,9 @@ pub(super) struct Runs {
     compared: Option<((u64, u64), RunComparison)>,
     /// The graph coloured by a statistic of each node's outputs.
     overlay: Option<Overlay>,
+    /// Counts the changes to all of the above (every change goes through
+    /// `Session::runs`), so the engine builds the Run tab's view only when it changed.
+    version: u64,
 }
 
 /// What the graph is coloured by: a statistic of each node's outputs on the last
@@ -280,10 +283,22 @@ impl Session {
                 opened: self.opened,
                 sizes: std::mem::take(&mut self.model_runs.sizes),
                 seed: self.model_runs.seed,
+                version: self.model_runs.version,
                 ..Runs::default()
             };
         }
+        self.model_runs.version += 1;
         &mut self.model_runs
+    }
+
+    /// What the Run tab's view depends on: the run state's version, the model state,
+    /// and what the model is compared with. The view is the same while this is.
+    pub fn run_key(&self) -> (u64, (u64, u64), Option<&str>) {
+        (
+            self.model_runs.version,
+            self.stamp(),
+            self.compare.as_ref().map(|c| c.label.as_str()),
+        )
     }
 
     /// Whether the bundled example's inputs are still to be given (true once per
@@ -984,15 +999,16 @@ impl Session {
             // Another model opened meanwhile: this run is of nothing shown.
             return RunOutcome::Error("another model was opened during the run".into());
         }
-        self.model_runs.running = false;
+        let runs = self.runs();
+        runs.running = false;
         match result {
             Err(message) => {
                 let message = format!("The run failed: {message}");
-                self.model_runs.error = Some(message.clone());
+                runs.error = Some(message.clone());
                 RunOutcome::Error(message)
             }
             Ok((ms, runtime, outputs)) => {
-                self.model_runs.error = None;
+                runs.error = None;
                 let outcome = outputs
                     .iter()
                     .map(|(name, t)| OutputData {
@@ -1004,7 +1020,7 @@ impl Session {
                             .flatten(),
                     })
                     .collect();
-                self.model_runs.last = Some(Record {
+                runs.last = Some(Record {
                     stamp: plan.stamp,
                     ms,
                     runtime,

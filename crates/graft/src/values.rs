@@ -621,7 +621,7 @@ fn stats_of(data_type: i32, dims: &[i64], values: &[f64]) -> Stats {
 fn heat(dims: &[i64], values: &[f64]) -> Option<Heat> {
     let [.., r, c] = dims else { return None };
     let (rows, cols) = (usize::try_from(*r).ok()?, usize::try_from(*c).ok()?);
-    if rows < 2 || cols < 2 || values.len() < rows * cols {
+    if rows < 2 || cols < 2 || rows.checked_mul(cols).is_none_or(|n| values.len() < n) {
         return None;
     }
     let step = rows.max(cols).div_ceil(HEAT_SIDE);
