@@ -90,6 +90,15 @@ impl PickedFiles {
         self.0.is_empty()
     }
 
+    /// The first file, kept as a source that reads a range of it when asked
+    /// (`FileReaderSync`, in the engine's worker), with its name.
+    pub fn into_source(self) -> Option<(String, Rc<dyn graft::external::ReadRange>)> {
+        let file = self.0.into_iter().next()?;
+        let name = file.name();
+        let source: Rc<dyn graft::external::ReadRange> = Rc::new(FileRanges(file));
+        Some((name, source))
+    }
+
     /// The names, comma separated, for progress messages.
     pub fn names(&self) -> String {
         self.0.iter().map(File::name).collect::<Vec<_>>().join(", ")

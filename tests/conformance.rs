@@ -11,6 +11,25 @@ use graft::{ExportOptions, ImportError};
 use graft_tests::corpus;
 use onnx_protobuf::Message as _;
 
+/// A file in memory, read a range at a time.
+struct InMemory(Bytes);
+
+impl graft::external::ReadRange for InMemory {
+    fn len(&self) -> u64 {
+        self.0.len() as u64
+    }
+
+    fn read(&self, start: u64, end: u64) -> Result<Bytes, String> {
+        Ok(self.0.slice(start as usize..end as usize))
+    }
+}
+
+/// Imports `bytes` as the app does a chosen file: through a source, every initializer
+/// payload of 64 bytes or more left unread.
+fn import_unread(bytes: &Bytes) -> Result<graft::Imported, ImportError> {
+    graft::codec::import_from(std::rc::Rc::new(InMemory(bytes.clone())), 64)
+}
+
 fn read(path: &Path) -> Bytes {
     Bytes::from(std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display())))
 }
@@ -60,6 +79,22 @@ fn every_corpus_model_round_trips_and_agrees_with_a_second_decoder() {
                 "{}: export_to writes other bytes than export",
                 rel.display()
             ));
+        }
+        match import_unread(&bytes) {
+            Ok(i) if i.diagnostics != imported.diagnostics => failures.push(format!(
+                "{}: read through a source, other diagnostics",
+                rel.display()
+            )),
+            Ok(i) if graft::export(&i.model, &options).ok().as_ref() != Some(&exported) => failures
+                .push(format!(
+                    "{}: read through a source, exports other bytes",
+                    rel.display()
+                )),
+            Ok(_) => {}
+            Err(e) => failures.push(format!(
+                "{}: read through a source, fails: {e}",
+                rel.display()
+            )),
         }
         let reimported =
             graft::import(Bytes::from(exported.clone())).map(|i| graft::export(&i.model, &options));
@@ -120,6 +155,14 @@ fn corrupt_inputs_are_clear_errors() {
         "huge_length.onnx",
     ] {
         let result = graft::import(read(&corrupt.join(name)));
+        assert_eq!(
+            import_unread(&read(&corrupt.join(name))).map(|i| i.diagnostics),
+            result
+                .as_ref()
+                .map(|i| i.diagnostics.clone())
+                .map_err(Clone::clone),
+            "{name}: read through a source"
+        );
         assert!(
             matches!(result, Err(ImportError::Decode(_) | ImportError::NotAModel)),
             "{name}: expected an error, got {:?}",

@@ -95,7 +95,7 @@ fn handle(seq: u64, request: Request, files: PickedFiles) {
                     Some(e) => Origin::Example(e.file),
                     None => Origin::Files,
                 };
-                let files = fetch(ticket, name.clone(), &url).await;
+                let files = fetch(ticket, name.clone(), &url).await.map(ModelFile::Read);
                 load(seq, ticket, &name, origin, files, Vec::new()).await;
             });
             None
@@ -103,7 +103,7 @@ fn handle(seq: u64, request: Request, files: PickedFiles) {
         Request::OpenUrl(url) => {
             let name = url.rsplit('/').next().unwrap_or(&url).to_string();
             open_with(format!("Opening {name}…"), move |ticket| async move {
-                let files = fetch(ticket, name.clone(), &url).await;
+                let files = fetch(ticket, name.clone(), &url).await.map(ModelFile::Read);
                 load(seq, ticket, &name, Origin::Files, files, Vec::new()).await;
             });
             None
@@ -115,11 +115,14 @@ fn handle(seq: u64, request: Request, files: PickedFiles) {
                 // time when an export or a comparison needs the bytes.
                 let mut files = files;
                 let sources = files.take_data_files(is_model_name);
+                // The model is read as it is decoded, its weights left in the file
+                // until something needs them.
+                let model = files
+                    .into_source()
+                    .map(|(name, source)| ModelFile::Source(name, source))
+                    .ok_or_else(|| "No file was given.".to_string());
                 open_with(format!("Opening {names}…"), move |ticket| async move {
-                    let started = platform::now_ms();
-                    let read = files.read(&mut read_progress(ticket, &names)).await;
-                    platform::publish_timing("open_read_ms", platform::now_ms() - started);
-                    load(seq, ticket, &names, Origin::Files, read, sources).await;
+                    load(seq, ticket, &names, Origin::Files, model, sources).await;
                 });
             }
             None
@@ -787,7 +790,7 @@ async fn load(
     ticket: Ticket,
     name: &str,
     origin: Origin,
-    files: Result<Vec<LoadedFile>, String>,
+    files: Result<ModelFile, String>,
     sources: DataSources,
 ) {
     let started = platform::now_ms();
@@ -808,7 +811,7 @@ async fn stages(
     ticket: Ticket,
     name: &str,
     origin: Origin,
-    files: Result<Vec<LoadedFile>, String>,
+    files: Result<ModelFile, String>,
     sources: DataSources,
 ) -> Option<Result<OpenModel, String>> {
     fn timed<T>(stage: &str, f: impl FnOnce() -> T) -> T {

@@ -425,10 +425,17 @@ pub type DataSources = Vec<(String, std::rc::Rc<dyn graft::external::ReadRange>)
 /// stages at once (the tests' way; the app runs them a turn apart).
 #[cfg(test)]
 fn open_files(files: Vec<LoadedFile>, origin: Origin) -> Result<OpenModel, String> {
-    let mut loading = Loading::decode(files, Vec::new(), origin)?;
+    let mut loading = Loading::decode(ModelFile::Read(files), Vec::new(), origin)?;
     loading.check();
     loading.infer();
     Ok(loading.lay_out())
+}
+
+/// The model file to open: read into memory with any data files (a fetched example, a
+/// URL), or a chosen file read a range at a time.
+pub enum ModelFile {
+    Read(Vec<LoadedFile>),
+    Source(String, std::rc::Rc<dyn graft::external::ReadRange>),
 }
 
 /// A model being opened, stage by stage: the app runs the stages with turns of the
@@ -447,11 +454,14 @@ impl Loading {
     /// The first stage: imports the model among `files` and attaches the others and
     /// `sources` as its data files.
     pub fn decode(
-        files: Vec<LoadedFile>,
+        files: ModelFile,
         sources: DataSources,
         origin: Origin,
     ) -> Result<Loading, String> {
-        let (name, model, imported) = load_model(files, sources)?;
+        let (name, model, imported) = match files {
+            ModelFile::Read(files) => load_model(files, sources)?,
+            ModelFile::Source(name, source) => load_model_from(name, source, sources)?,
+        };
         Ok(Loading {
             name,
             origin,
@@ -515,8 +525,6 @@ fn load_model(
     let index = model_file(&files).ok_or("No file was given.")?;
     let main = files.remove(index);
     let imported = graft::import(main.bytes).map_err(|e| format!("{}: {e}", main.name))?;
-    let mut model = imported.model;
-    let mut diagnostics = imported.diagnostics;
     let data = files
         .into_iter()
         .map(|f| (f.name, DataFile::Bytes(f.bytes)))
@@ -525,20 +533,52 @@ fn load_model(
                 .into_iter()
                 .map(|(name, s)| (name, DataFile::Source(s))),
         );
-    for (name, file) in data {
-        if !attach(&mut model, &name, file) {
+    Ok(with_data_files(main.name, imported, data))
+}
+
+/// Tensor payloads of at least this many bytes stay in a chosen model file until
+/// something needs them (`graft::codec::import_from`): weights, not the small
+/// constants inference and folding read.
+const UNREAD_FROM: u64 = 64 << 10;
+
+/// Imports the model `name` read through `source` (a chosen file: its big payloads
+/// are left in it) and attaches `sources` as its external data.
+fn load_model_from(
+    name: String,
+    source: std::rc::Rc<dyn graft::external::ReadRange>,
+    sources: DataSources,
+) -> Result<(String, Model, Vec<Diagnostic>), String> {
+    use graft::external::DataFile;
+    let imported =
+        graft::codec::import_from(source, UNREAD_FROM).map_err(|e| format!("{name}: {e}"))?;
+    let data = sources
+        .into_iter()
+        .map(|(name, s)| (name, DataFile::Source(s)));
+    Ok(with_data_files(name, imported, data))
+}
+
+/// The model `name` with `data` attached as its data files; a file no tensor refers
+/// to is reported.
+fn with_data_files(
+    name: String,
+    imported: graft::Imported,
+    data: impl Iterator<Item = (String, graft::external::DataFile)>,
+) -> (String, Model, Vec<Diagnostic>) {
+    let mut model = imported.model;
+    let mut diagnostics = imported.diagnostics;
+    for (file, data) in data {
+        if !attach(&mut model, &file, data) {
             diagnostics.push(Diagnostic::new(
                 Severity::Warning,
                 "app.unused-file",
                 format!(
-                    "{name} was opened with the model, but no tensor of {} keeps its data there",
-                    main.name
+                    "{file} was opened with the model, but no tensor of {name} keeps its data there"
                 ),
                 String::new(),
             ));
         }
     }
-    Ok((main.name, model, diagnostics))
+    (name, model, diagnostics)
 }
 
 /// What an editor edits: a node, or a value (a graph input or output).

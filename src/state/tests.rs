@@ -690,7 +690,7 @@ fn a_cancelled_load_leaves_the_open_model_as_it_was() {
     let ticket = session.begin("Opening silero_vad.onnx…");
     assert!(session.progress(ticket, "Decoding silero_vad.onnx…".into()));
     let mut loading = Loading::decode(
-        vec![example_file("silero_vad.onnx")],
+        ModelFile::Read(vec![example_file("silero_vad.onnx")]),
         Vec::new(),
         Origin::Files,
     )
@@ -880,6 +880,20 @@ main (float[4] x) => (float[4] y) {
     assert_eq!(session.comparison(), before);
 }
 
+/// A session that opened `files` with the data files `sources`, stage by stage as the
+/// app's engine does.
+fn open_staged(files: ModelFile, sources: DataSources) -> Session {
+    let mut session = Session::default();
+    let ticket = session.begin("test");
+    let opened = Loading::decode(files, sources, Origin::Files).map(|mut loading| {
+        loading.check();
+        loading.infer();
+        loading.lay_out()
+    });
+    session.finish_open(ticket, opened);
+    session
+}
+
 /// A data file read a range at a time, counting the bytes read.
 struct Ranges {
     file: Vec<u8>,
@@ -917,19 +931,10 @@ main (float[4] x) => (float[4] y) <float[4] w = ["location": "w.bin", "offset": 
         file,
         read: std::cell::Cell::new(0),
     });
-    let mut session = Session::default();
-    let ticket = session.begin("test");
-    let opened = Loading::decode(
-        vec![model],
+    let session = open_staged(
+        ModelFile::Read(vec![model]),
         vec![("w.bin".into(), source.clone())],
-        Origin::Files,
-    )
-    .map(|mut loading| {
-        loading.check();
-        loading.infer();
-        loading.lay_out()
-    });
-    session.finish_open(ticket, opened);
+    );
     let open = session.open().expect("opened");
     assert_eq!(open.summary.external_files, [("w.bin".to_string(), true)]);
     assert!(session.problems().iter().all(|p| !p.error));
@@ -1217,4 +1222,47 @@ fn a_selected_node_or_value_is_probed_inside_calls_but_not_inside_branches() {
     } else {
         panic!("the If's branches are not drawn after opening it");
     }
+}
+
+#[test]
+fn a_chosen_model_is_opened_without_reading_its_weights() {
+    let mut model = graft::text::parse_model(
+        r#"<ir_version: 10, opset_import: ["": 18]>
+main (float[N, 256] x) => (float[N, 256] y) <float[256, 256] w = {0.0}> {
+  y = MatMul(x, w)
+}"#,
+    )
+    .expect("parses")
+    .model;
+    let weights: Vec<u8> = (0..256 * 256)
+        .flat_map(|i| (i as f32 / 1000.0).to_le_bytes())
+        .collect();
+    let graph = model.graph.unwrap();
+    model.graphs[graph].initializers[0].tensor.raw_data = Some(weights.into());
+    let file = LoadedFile {
+        name: "weights.onnx".into(),
+        bytes: graft::export(&model, &graft::ExportOptions::default())
+            .unwrap()
+            .into(),
+    };
+    let source = std::rc::Rc::new(Ranges {
+        file: file.bytes.to_vec(),
+        read: std::cell::Cell::new(0),
+    });
+    let session = open_staged(
+        ModelFile::Source(file.name.clone(), source.clone()),
+        Vec::new(),
+    );
+    assert!(session.problems().iter().all(|p| !p.error));
+    let read = source.read.get();
+    assert!(
+        read * 4 < file.bytes.len() as u64,
+        "opening read {read} of {} bytes",
+        file.bytes.len()
+    );
+    // The export reads them back: the same bytes as the model read whole exports.
+    let (_, bytes) = session.export().expect("exports");
+    let whole = graft::import(file.bytes.clone()).expect("imports").model;
+    let expected = graft::export(&whole, &graft::ExportOptions::default()).unwrap();
+    assert!(bytes == expected, "the export differs");
 }

@@ -22,6 +22,35 @@ pub trait ReadRange {
     fn read(&self, start: u64, end: u64) -> Result<Bytes, String>;
 }
 
+/// A tensor's `raw_data` left in the model's own file ([`Model::file`]): the importer
+/// reads a model through a [`ReadRange`] ([`crate::codec::import_from`]) and keeps big
+/// payloads as ranges, read only when an export, a run, a comparison or the values
+/// panel needs the bytes. The tensor is the same as one holding those bytes in
+/// `raw_data`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Unread {
+    pub offset: u64,
+    pub len: u64,
+}
+
+/// The `raw_data` bytes of `tensor`, read from `model`'s own file when the importer
+/// left them there; an error when that read fails (or the model has no such file).
+pub fn raw(model: &Model, tensor: &Tensor) -> Result<Option<Bytes>, String> {
+    let Some(unread) = tensor.unread else {
+        return Ok(tensor.raw_data.clone());
+    };
+    let file = model
+        .file
+        .as_ref()
+        .ok_or("the model's file, which holds this tensor's bytes, is not open")?;
+    let end = unread
+        .offset
+        .checked_add(unread.len)
+        .filter(|&end| end <= file.len())
+        .ok_or("the tensor's bytes run past the end of the model's file")?;
+    file.read(unread.offset, end).map(Some)
+}
+
 /// An attached data file.
 #[derive(Clone)]
 pub enum DataFile {

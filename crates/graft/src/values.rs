@@ -411,15 +411,19 @@ pub fn half(bits: u16) -> f64 {
 }
 
 /// The elements as little-endian bytes of the element type, or for strings each with
-/// its length, however the tensor stores them (`raw_data`, the typed fields, or a
-/// data file of `model`); `None` when they cannot be had (a missing data file, a
-/// segment, an external tensor without its model).
+/// its length, however the tensor stores them (`raw_data`, read or left in `model`'s
+/// file, the typed fields, or a data file of `model`); `None` when they cannot be had
+/// (a missing data file, a segment, an external or unread tensor without its model).
 pub fn elements<'t>(model: Option<&Model>, t: &'t Tensor) -> Option<Cow<'t, [u8]>> {
     if t.segment.is_some() {
         return None;
     }
     if let Some(ext) = t.external_ref() {
         let bytes = crate::external::resolve(model?, t, &ext).ok()?;
+        return Some(Cow::Owned(bytes.to_vec()));
+    }
+    if t.unread.is_some() {
+        let bytes = crate::external::raw(model?, t).ok()??;
         return Some(Cow::Owned(bytes.to_vec()));
     }
     if let Some(raw) = &t.raw_data {

@@ -21,6 +21,8 @@ pub(super) enum Payload {
 
 pub(super) struct Exporter<'m> {
     pub model: &'m Model,
+    /// The first tensor whose bytes could not be read from the model's file.
+    pub unread_failure: std::cell::RefCell<Option<super::ExportError>>,
     /// Moves the payload of external tensors; `None` keeps references.
     pub relocate: Option<Relocate<'m>>,
 }
@@ -249,6 +251,17 @@ impl Exporter<'_> {
             uint64_data: t.uint64_data.clone(),
             metadata_props: pairs(&t.metadata_props),
         };
+        if t.unread.is_some() {
+            match crate::external::raw(self.model, t) {
+                Ok(bytes) => p.raw_data = bytes,
+                Err(reason) => {
+                    let tensor = t.name.clone().unwrap_or_else(|| "an initializer".into());
+                    self.unread_failure
+                        .borrow_mut()
+                        .get_or_insert(super::ExportError::Unread { tensor, reason });
+                }
+            }
+        }
         match self.relocate.and_then(|relocate| relocate(t)) {
             Some(Payload::Embed(data)) => {
                 p.raw_data = Some(data);

@@ -9,6 +9,7 @@
 mod export;
 mod import;
 mod proto;
+mod skim;
 mod wire;
 
 use bytes::Bytes;
@@ -25,7 +26,7 @@ pub struct Imported {
     pub diagnostics: Vec<Diagnostic>,
 }
 
-#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+#[derive(Clone, Debug, thiserror::Error, PartialEq, Eq)]
 pub enum ImportError {
     #[error("not a valid ONNX model: the protobuf does not decode ({0})")]
     Decode(String),
@@ -33,6 +34,8 @@ pub enum ImportError {
         "not an ONNX model: the protobuf decodes but has no graph, no functions and no ir_version"
     )]
     NotAModel,
+    #[error("could not read the model's file: {0}")]
+    Read(String),
 }
 
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
@@ -44,6 +47,8 @@ pub enum ExportError {
     WouldLoseUnknownFields(Vec<UnknownField>),
     #[error("cannot write the external data of tensor {tensor:?}: {reason}")]
     Embed { tensor: String, reason: String },
+    #[error("cannot read the bytes of {tensor} from the model's file: {reason}")]
+    Unread { tensor: String, reason: String },
     #[error("cannot write the model: {0}")]
     Write(String),
 }
@@ -68,6 +73,39 @@ pub fn import(bytes: Bytes) -> Result<Imported, ImportError> {
         ));
     }
     Ok(Imported { model, diagnostics })
+}
+
+/// Decodes an ONNX model read through `source` a range at a time, leaving every main-graph
+/// initializer's `raw_data` of at least `min` bytes unread in the file
+/// (`Tensor::unread`, read back through [`Model::file`], which keeps `source`): a
+/// model with a gigabyte of weights opens having read its structure only. The model
+/// and its diagnostics are those [`import`] gives for the whole file; a file the
+/// skimming does not expect (or that does not decode) is read whole and imported.
+pub fn import_from(
+    source: std::rc::Rc<dyn crate::external::ReadRange>,
+    min: u64,
+) -> Result<Imported, ImportError> {
+    match skim::skim(&*source, min) {
+        Ok((skimmed, holes)) => {
+            let whole = holes.is_empty();
+            match import(Bytes::from(skimmed)) {
+                Ok(imported) if whole => return Ok(imported),
+                Ok(mut imported) => {
+                    if skim::fill(&mut imported.model, &holes) {
+                        imported.model.file = Some(crate::external::DataFile::Source(source));
+                        return Ok(imported);
+                    }
+                }
+                // The skimmed file is the whole file: its error is the file's.
+                Err(e) if whole => return Err(e),
+                Err(_) => {}
+            }
+        }
+        Err(skim::Skim::Read(reason)) => return Err(ImportError::Read(reason)),
+        Err(skim::Skim::Unusual) => {}
+    }
+    let bytes = source.read(0, source.len()).map_err(ImportError::Read)?;
+    import(bytes)
 }
 
 /// How to export.
@@ -211,11 +249,13 @@ fn build(
     };
     let exporter = export::Exporter {
         model,
+        unread_failure: Default::default(),
         relocate: (options.embed_external || options.external_to.is_some())
             .then_some(&relocate as &dyn Fn(&Tensor) -> Option<export::Payload>),
     };
     let proto = exporter.model();
-    if let Some(e) = failure.into_inner() {
+    let unread_failure = exporter.unread_failure.into_inner();
+    if let Some(e) = failure.into_inner().or(unread_failure) {
         return Err(e);
     }
     Ok((proto, moved.into_inner().0))

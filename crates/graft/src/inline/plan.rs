@@ -984,15 +984,32 @@ impl<'h, 'g, 'o> Planner<'h, 'g, 'o> {
         Ok(out)
     }
 
-    /// A tensor with external data made in-memory (a slice of the attached file).
+    /// A tensor with external data, or with `raw_data` left in the guest's file, made
+    /// in-memory (a slice of the attached file).
     fn tensor(&self, t: &Tensor, value: Option<ValueId>) -> Result<Tensor, InlineError> {
+        let tensor = || {
+            value
+                .map(|v| self.guest.value(v).name.clone())
+                .or_else(|| t.name.clone())
+                .unwrap_or_default()
+        };
+        if t.unread.is_some() {
+            let raw = crate::external::raw(self.guest, t).map_err(|reason| {
+                InlineError::MissingExternalData {
+                    tensor: tensor(),
+                    reason,
+                }
+            })?;
+            return Ok(Tensor {
+                raw_data: raw,
+                unread: None,
+                ..t.clone()
+            });
+        }
         if !t.is_external() {
             return Ok(t.clone());
         }
-        let tensor = value
-            .map(|v| self.guest.value(v).name.clone())
-            .or_else(|| t.name.clone())
-            .unwrap_or_default();
+        let tensor = tensor();
         let ext = t
             .external_ref()
             .ok_or_else(|| InlineError::MissingExternalData {

@@ -2,7 +2,8 @@
 //!
 //! Every optional protobuf field is an `Option` here, because ONNX is proto2 and a field
 //! set to its default is not the same model as an absent one. Tensor payloads are
-//! `Bytes` slices of the imported buffer.
+//! `Bytes` slices of the imported buffer, or ranges of the model's file left unread
+//! (`Tensor::unread`).
 
 use bytes::Bytes;
 
@@ -143,6 +144,9 @@ pub struct Tensor {
     pub name: Option<String>,
     pub doc_string: Option<String>,
     pub raw_data: Option<Bytes>,
+    /// `raw_data` left unread in the model's file (then `raw_data` is `None`); read
+    /// with `external::raw`.
+    pub unread: Option<crate::external::Unread>,
     pub external_data: Vec<StringPair>,
     pub data_location: Option<i32>,
     pub double_data: Vec<f64>,
@@ -172,6 +176,11 @@ impl Tensor {
 
     pub fn is_external(&self) -> bool {
         self.data_location == Some(DATA_LOCATION_EXTERNAL)
+    }
+
+    /// Whether the tensor has `raw_data`, read or not.
+    pub fn has_raw(&self) -> bool {
+        self.raw_data.is_some() || self.unread.is_some()
     }
 
     /// The external-data reference, if this tensor's payload lives in another file.
@@ -221,13 +230,14 @@ impl Tensor {
             && self.double_data.is_empty()
             && self.uint64_data.is_empty());
         if in_fields
-            && self.raw_data.is_none()
+            && !self.has_raw()
             && let Some(bytes) = typed(self)
         {
             return bytes;
         }
         let len = |n: usize, size: u64| n as u64 * size;
         self.raw_data.as_ref().map_or(0, |r| r.len() as u64)
+            + self.unread.map_or(0, |u| u.len)
             + len(self.float_data.len(), 4)
             + len(self.int32_data.len(), 4)
             + len(self.int64_data.len(), 8)

@@ -59,6 +59,9 @@ pub struct Model {
     /// External-data files, by the location tensors name them with: their bytes, or a
     /// source that reads a range when a tensor's bytes are needed.
     pub external_files: std::collections::BTreeMap<String, crate::external::DataFile>,
+    /// The model's own file, when the importer left tensors' `raw_data` in it
+    /// (`Tensor::unread`).
+    pub file: Option<crate::external::DataFile>,
 }
 
 /// A field present in the input that the vendored schema does not declare.

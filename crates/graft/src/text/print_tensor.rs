@@ -202,7 +202,12 @@ impl Printer<'_> {
         } else {
             self.out.push_str(" {");
             let mut consumed = None;
-            if raw_form(t) {
+            if let Some(unread) = t.unread {
+                // Only the app shows such a model (read through a file it keeps), and
+                // only as text to read: the bytes stay in the file, their size is said.
+                raw = true;
+                values::write_i64(x.key("unread_bytes"), unread.len as i64);
+            } else if raw_form(t) {
                 raw = true;
                 if let Some(r) = &t.raw_data {
                     values::write_raw(&mut self.out, written_type, r);
