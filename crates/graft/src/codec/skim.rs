@@ -35,9 +35,12 @@ type Result<T> = std::result::Result<T, Skim>;
 
 /// How much of the file is read at a time: little after a skipped payload (the next
 /// tensor's header is a few dozen bytes), doubling while the reads follow one
-/// another, up to [`WINDOW`].
+/// another, up to [`WINDOW`]; the first read of a file is 1 MiB.
 const FIRST_WINDOW: u64 = 256;
-const WINDOW: u64 = 1 << 20;
+const WINDOW: u64 = 8 << 20;
+/// Payloads shorter than this are read through, not jumped over, when the reads
+/// follow one another.
+const JUMP: u64 = 1 << 20;
 
 /// The model without the payloads of at least `min` bytes, and where those are.
 pub(super) fn skim(source: &dyn ReadRange, min: u64) -> Result<(Vec<u8>, Vec<Hole>)> {
@@ -46,6 +49,7 @@ pub(super) fn skim(source: &dyn ReadRange, min: u64) -> Result<(Vec<u8>, Vec<Hol
         len: source.len(),
         window: Bytes::new(),
         at: 0,
+        size: 512 << 10,
     };
     let mut out = Vec::new();
     let mut holes = Vec::new();
@@ -186,35 +190,36 @@ struct Reader<'a> {
     window: Bytes,
     /// Where the window starts in the source.
     at: u64,
+    /// The size of the last read.
+    size: u64,
 }
 
 impl Reader<'_> {
-    /// Makes the window hold `start..end` (at most [`WINDOW`] bytes, within the
-    /// source).
+    /// Makes the window hold `start..end` (within the source).
     fn hold(&mut self, start: u64, end: u64) -> Result<()> {
         let held = self.at + self.window.len() as u64;
         if start >= self.at && end <= held {
             return Ok(());
         }
-        let size = if start >= self.at && start <= held {
-            (self.window.len() as u64 * 2).clamp(FIRST_WINDOW, WINDOW)
+        // Reading on from the window's end, through a gap shorter than `JUMP`, costs
+        // less than a read of its own: a read has a latency (a few milliseconds in a
+        // browser) worth about a megabyte of reading.
+        let on = start >= self.at && start <= held.saturating_add(JUMP);
+        let from = if on { held } else { start };
+        self.size = if on {
+            (self.size * 2).clamp(FIRST_WINDOW, WINDOW)
         } else {
             FIRST_WINDOW
         };
-        let to = start.saturating_add(size).min(self.len).max(end);
-        // What the window already holds of `start..` is kept, not read again.
-        let from = if start >= self.at && start <= held {
-            held
-        } else {
-            start
-        };
+        let to = from.saturating_add(self.size).max(end).min(self.len);
         let read = self.source.read(from, to).map_err(Skim::Read)?;
         if (read.len() as u64) < to - from {
             return Err(Skim::Read("the file is shorter than it was".into()));
         }
-        self.window = if from == start {
-            read
+        self.window = if start >= from {
+            read.slice((start - from) as usize..)
         } else {
+            // What the window already holds of `start..` is kept, not read again.
             let mut joined = self.window[(start - self.at) as usize..].to_vec();
             joined.extend_from_slice(&read);
             Bytes::from(joined)
