@@ -75,10 +75,10 @@ pub fn import(bytes: Bytes) -> Result<Imported, ImportError> {
     Ok(Imported { model, diagnostics })
 }
 
-/// Decodes an ONNX model read through `source` a range at a time, leaving every main-graph
-/// initializer's `raw_data` of at least `min` bytes unread in the file
-/// (`Tensor::unread`, read back through [`Model::file`], which keeps `source`): a
-/// model with a gigabyte of weights opens having read its structure only. The model
+/// Decodes an ONNX model read through `source` a range at a time, leaving every tensor's
+/// `raw_data` of at least `min` bytes in the file (`Tensor::unread`, read back through
+/// [`Model::file`], which keeps `source`): a model with a gigabyte of weights costs
+/// the memory of its structure (payloads over a megabyte are not even read). The model
 /// and its diagnostics are those [`import`] gives for the whole file; a file the
 /// skimming does not expect (or that does not decode) is read whole and imported.
 pub fn import_from(

@@ -1,24 +1,25 @@
-//! Reading a model through a [`ReadRange`] without reading its weights: the wire
-//! format is walked a window at a time, and every main-graph initializer's `raw_data`
-//! of at least a given size is skipped, not read. What is read is a smaller model (each
-//! skipped payload written as an empty `raw_data`, the lengths around it rewritten)
-//! and the list of what was skipped, by initializer and range; [`fill`] then puts the
-//! ranges on the imported tensors (`Tensor::unread`).
+//! Reading a model through a [`ReadRange`] without keeping its weights: the wire
+//! format is walked a window at a time, and every tensor `raw_data` of at least a
+//! given size (initializers of every graph, tensors in node attributes, in function
+//! bodies too) is skipped, not kept. What is kept is a smaller model, each skipped
+//! payload written as a marker (the lengths around it rewritten), and the list of what
+//! was skipped; [`fill`] then finds the markers in the imported tensors and puts the
+//! ranges on them (`Tensor::unread`).
 //!
-//! Anything the walk does not expect (a second main graph, a tensor with two
-//! `raw_data` fields, groups, a malformed length) makes it give up with
-//! [`Skim::Unusual`]; the caller then reads the whole file and imports it as before, so
-//! such a file decodes, or fails, exactly as it would have.
+//! Anything the walk does not expect (groups, a malformed length, nesting deeper than
+//! the importer's limit) makes it give up with [`Skim::Unusual`], and so does a model
+//! whose markers do not come back one each from its import; the caller then reads the
+//! whole file and imports it as before, so such a file decodes, or fails, exactly as
+//! it would have.
 
 use bytes::Bytes;
 
 use crate::external::{ReadRange, Unread};
-use crate::ir::Model;
+use crate::ir::{AttrKind, AttrValue, Model, Tensor};
 
-/// A payload left unread: the main graph's `initializer`-th initializer's `raw_data`.
+/// A payload left unread.
 #[derive(Debug)]
 pub(super) struct Hole {
-    pub initializer: usize,
     pub unread: Unread,
 }
 
@@ -42,122 +43,171 @@ const WINDOW: u64 = 8 << 20;
 /// follow one another.
 const JUMP: u64 = 1 << 20;
 
+/// What a skipped payload's `raw_data` is in the skimmed model: this, then the hole's
+/// index (u32, little-endian).
+const MARK: &[u8; 16] = b"\0graft-unread\0\0\0";
+
+/// The messages the walk goes into: those on the way to a tensor.
+#[derive(Clone, Copy, PartialEq)]
+enum Kind {
+    Model,
+    Graph,
+    Node,
+    Attribute,
+    Function,
+    Tensor,
+}
+
+impl Kind {
+    /// The kind of message field `number` holds, when the walk goes into it.
+    fn child(self, number: u64) -> Option<Kind> {
+        Some(match (self, number) {
+            (Kind::Model, 7) | (Kind::Attribute, 6 | 11) => Kind::Graph,
+            (Kind::Model, 25) => Kind::Function,
+            (Kind::Graph, 1) | (Kind::Function, 7) => Kind::Node,
+            (Kind::Graph, 5) | (Kind::Attribute, 5 | 10) => Kind::Tensor,
+            (Kind::Node, 5) => Kind::Attribute,
+            _ => return None,
+        })
+    }
+}
+
+/// Protobuf decoders stop at 100 nested messages; so does the walk.
+const MAX_DEPTH: u32 = 100;
+
 /// The model without the payloads of at least `min` bytes, and where those are.
 pub(super) fn skim(source: &dyn ReadRange, min: u64) -> Result<(Vec<u8>, Vec<Hole>)> {
-    let mut reader = Reader {
-        source,
-        len: source.len(),
-        window: Bytes::new(),
-        at: 0,
-        size: 512 << 10,
+    let mut walk = Walk {
+        reader: Reader {
+            source,
+            len: source.len(),
+            window: Bytes::new(),
+            at: 0,
+            size: 512 << 10,
+        },
+        min,
+        holes: Vec::new(),
     };
-    let mut out = Vec::new();
-    let mut holes = Vec::new();
-    let mut graphs = 0;
-    let mut pos = 0;
-    while pos < reader.len {
-        let field = reader.field(&mut pos, reader.len)?;
-        if field.number == 7 && field.delimited {
-            graphs += 1;
-            if graphs > 1 {
-                return Err(Skim::Unusual);
-            }
-            let body = graph(&mut reader, field.body, field.end, min, &mut holes)?;
-            write_delimited(&mut out, 7, &body);
-        } else {
-            reader.copy(field.start, field.end, &mut out)?;
-        }
-    }
-    Ok((out, holes))
+    let out = walk.message(Kind::Model, 0, walk.reader.len, 0)?;
+    Ok((out, walk.holes))
 }
 
-/// Puts each hole's range on its initializer, whose `raw_data` the import of the
-/// skimmed model left empty. False when the model does not match the holes.
+/// Puts each hole's range on the tensor whose `raw_data` is its marker. False when
+/// the markers do not come back one each (the model is then read whole).
 pub(super) fn fill(model: &mut Model, holes: &[Hole]) -> bool {
-    let Some(graph) = model.graph else {
-        return holes.is_empty();
-    };
-    let initializers = &mut model.graphs[graph].initializers;
-    for hole in holes {
-        let Some(init) = initializers.get_mut(hole.initializer) else {
-            return false;
+    let mut used = vec![false; holes.len()];
+    let mut take = |t: &mut Tensor| -> bool {
+        let Some(raw) = &t.raw_data else {
+            return true;
         };
-        let tensor = &mut init.tensor;
-        if tensor.raw_data.as_ref().is_none_or(|r| !r.is_empty()) || tensor.unread.is_some() {
-            return false;
+        let Some(index) = raw
+            .strip_prefix(MARK.as_slice())
+            .and_then(|rest| <[u8; 4]>::try_from(rest).ok())
+        else {
+            return true;
+        };
+        let index = u32::from_le_bytes(index) as usize;
+        match used.get_mut(index) {
+            Some(seen @ false) => *seen = true,
+            _ => return false,
         }
-        tensor.raw_data = None;
-        tensor.unread = Some(hole.unread);
-    }
-    true
-}
-
-/// The main graph's fields, each copied but the initializers, which are skimmed.
-fn graph(
-    reader: &mut Reader,
-    mut pos: u64,
-    end: u64,
-    min: u64,
-    holes: &mut Vec<Hole>,
-) -> Result<Vec<u8>> {
-    let mut out = Vec::new();
-    let mut initializer = 0;
-    while pos < end {
-        let field = reader.field(&mut pos, end)?;
-        if field.number == 5 && field.delimited {
-            let body = tensor(reader, &field, min, initializer, holes)?;
-            write_delimited(&mut out, 5, &body);
-            initializer += 1;
-        } else {
-            reader.copy(field.start, field.end, &mut out)?;
-        }
-    }
-    Ok(out)
-}
-
-/// A tensor's fields, its `raw_data` written empty when it is one field of at least
-/// `min` bytes.
-fn tensor(
-    reader: &mut Reader,
-    tensor: &Field,
-    min: u64,
-    initializer: usize,
-    holes: &mut Vec<Hole>,
-) -> Result<Vec<u8>> {
-    let mut out = Vec::new();
-    // The payload skipped so far: where its empty `raw_data` is in `out`, and it.
-    let mut skipped: Option<(usize, Field)> = None;
-    let mut raws = 0;
-    let mut pos = tensor.body;
-    while pos < tensor.end {
-        let field = reader.field(&mut pos, tensor.end)?;
-        if field.number == 9 && field.delimited {
-            raws += 1;
-            if raws == 1 && field.end - field.body >= min {
-                skipped = Some((out.len(), field));
-                write_delimited(&mut out, 9, &[]);
-                continue;
+        t.raw_data = None;
+        t.unread = Some(holes[index].unread);
+        true
+    };
+    for graph in model.graphs.items_mut() {
+        for init in &mut graph.initializers {
+            if !take(&mut init.tensor) {
+                return false;
             }
         }
-        reader.copy(field.start, field.end, &mut out)?;
     }
-    match skipped {
-        // A second `raw_data` replaces the first: the first is written back as it was.
-        Some((at, field)) if raws > 1 => {
-            let mut bytes = Vec::new();
-            reader.copy(field.start, field.end, &mut bytes)?;
-            out.splice(at..at + 2, bytes);
+    for node in model.nodes.items_mut() {
+        for attribute in &mut node.attributes {
+            let tensors: Vec<&mut Tensor> = match &mut attribute.kind {
+                AttrKind::Value(AttrValue::Tensor(t)) => vec![&mut **t],
+                AttrKind::Value(AttrValue::Tensors(ts)) => ts.iter_mut().collect(),
+                AttrKind::Raw(raw) => raw.t.iter_mut().chain(&mut raw.tensors).collect(),
+                _ => Vec::new(),
+            };
+            for t in tensors {
+                if !take(t) {
+                    return false;
+                }
+            }
         }
-        Some((_, field)) => holes.push(Hole {
-            initializer,
-            unread: Unread {
-                offset: field.body,
-                len: field.end - field.body,
-            },
-        }),
-        None => {}
     }
-    Ok(out)
+    used.iter().all(|&u| u)
+}
+
+struct Walk<'a> {
+    reader: Reader<'a>,
+    min: u64,
+    holes: Vec<Hole>,
+}
+
+impl Walk<'_> {
+    /// A message of `kind` at `pos..end`: its fields copied, those on the way to a
+    /// tensor walked into.
+    fn message(&mut self, kind: Kind, mut pos: u64, end: u64, depth: u32) -> Result<Vec<u8>> {
+        if depth > MAX_DEPTH {
+            return Err(Skim::Unusual);
+        }
+        if kind == Kind::Tensor {
+            return self.tensor(pos, end);
+        }
+        let mut out = Vec::new();
+        while pos < end {
+            let field = self.reader.field(&mut pos, end)?;
+            match kind.child(field.number).filter(|_| field.delimited) {
+                Some(child) => {
+                    let body = self.message(child, field.body, field.end, depth + 1)?;
+                    write_delimited(&mut out, field.number, &body);
+                }
+                None => self.reader.copy(field.start, field.end, &mut out)?,
+            }
+        }
+        Ok(out)
+    }
+
+    /// A tensor's fields, its `raw_data` written as a marker when it is one field of
+    /// at least `min` bytes.
+    fn tensor(&mut self, mut pos: u64, end: u64) -> Result<Vec<u8>> {
+        let mut out = Vec::new();
+        // The payload skipped so far: where its marker is in `out`, and it.
+        let mut skipped: Option<(usize, Field)> = None;
+        let mut raws = 0;
+        while pos < end {
+            let field = self.reader.field(&mut pos, end)?;
+            if field.number == 9 && field.delimited {
+                raws += 1;
+                if raws == 1 && field.end - field.body >= self.min {
+                    skipped = Some((out.len(), field));
+                    let mut mark = MARK.to_vec();
+                    mark.extend_from_slice(&(self.holes.len() as u32).to_le_bytes());
+                    write_delimited(&mut out, 9, &mark);
+                    continue;
+                }
+            }
+            self.reader.copy(field.start, field.end, &mut out)?;
+        }
+        match skipped {
+            // A second `raw_data` replaces the first: the first is written back as it was.
+            Some((at, field)) if raws > 1 => {
+                let mut bytes = Vec::new();
+                self.reader.copy(field.start, field.end, &mut bytes)?;
+                out.splice(at..at + 2 + MARK.len() + 4, bytes);
+            }
+            Some((_, field)) => self.holes.push(Hole {
+                unread: Unread {
+                    offset: field.body,
+                    len: field.end - field.body,
+                },
+            }),
+            None => {}
+        }
+        Ok(out)
+    }
 }
 
 /// A field: where it starts (its key), where its payload starts and where it ends.

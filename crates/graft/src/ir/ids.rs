@@ -118,6 +118,11 @@ impl<I: ArenaId, T> Arena<I, T> {
             .enumerate()
             .map(|(i, item)| (I::from_index(i), item))
     }
+
+    /// Every item, mutably, in id order.
+    pub fn items_mut(&mut self) -> impl Iterator<Item = &mut T> {
+        self.items.iter_mut()
+    }
 }
 
 impl<I: ArenaId, T> std::ops::Index<I> for Arena<I, T> {
