@@ -159,7 +159,9 @@ impl Walk<'_> {
         let mut out = Vec::new();
         while pos < end {
             let field = self.reader.field(&mut pos, end)?;
-            match kind.child(field.number).filter(|_| field.delimited) {
+            // A message shorter than `min` holds no payload to skip: copied whole.
+            let big = field.delimited && field.end - field.body >= self.min;
+            match kind.child(field.number).filter(|_| big) {
                 Some(child) => {
                     let body = self.message(child, field.body, field.end, depth + 1)?;
                     write_delimited(&mut out, field.number, &body);
