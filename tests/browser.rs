@@ -278,9 +278,8 @@ fn export_downloads_a_model_equal_to_the_input() {
     // Chosen files keep their big payloads in the file until the export reads them:
     // silero_vad's in Constants of If branches, rapidocr rec's in Constants (22 of 64
     // KiB or more, one of 3 MB, jumped over while opening).
-    let rec = corpus().join(
-        "real/rapidocr-onnxruntime/rapidocr_onnxruntime/models/ch_PP-OCRv4_rec_infer.onnx",
-    );
+    let rec = corpus()
+        .join("real/rapidocr-onnxruntime/rapidocr_onnxruntime/models/ch_PP-OCRv4_rec_infer.onnx");
     for (name, input) in [
         (STARTUP_EXAMPLE.to_string(), example(STARTUP_EXAMPLE)),
         (file_name(&corpus_model), corpus_model.clone()),

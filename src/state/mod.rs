@@ -538,8 +538,8 @@ fn load_model(
 
 /// Tensor payloads of at least this many bytes stay in a chosen model file until
 /// something needs them (`graft::codec::import_from`): weights, not the small
-/// constants inference and folding read.
-const UNREAD_FROM: u64 = 64 << 10;
+/// constants inference and folding read (shapes, axes, scales: a few dozen bytes).
+const UNREAD_FROM: u64 = 4 << 10;
 
 /// Imports the model `name` read through `source` (a chosen file: its big payloads
 /// are left in it) and attaches `sources` as its external data.

@@ -1228,13 +1228,14 @@ fn a_selected_node_or_value_is_probed_inside_calls_but_not_inside_branches() {
 fn a_chosen_model_is_opened_without_reading_its_weights() {
     let mut model = graft::text::parse_model(
         r#"<ir_version: 10, opset_import: ["": 18]>
-main (float[N, 256] x) => (float[N, 256] y) <float[256, 256] w = {0.0}> {
+main (float[N, 1024] x) => (float[N, 2048] y) <float[1024, 2048] w = {0.0}> {
   y = MatMul(x, w)
 }"#,
     )
     .expect("parses")
     .model;
-    let weights: Vec<u8> = (0..256 * 256)
+    // 8 MB: jumped over, not read through (the first read is a megabyte).
+    let weights: Vec<u8> = (0..1024 * 2048)
         .flat_map(|i| (i as f32 / 1000.0).to_le_bytes())
         .collect();
     let graph = model.graph.unwrap();

@@ -51,6 +51,62 @@ pub fn raw(model: &Model, tensor: &Tensor) -> Result<Option<Bytes>, String> {
     file.read(unread.offset, end).map(Some)
 }
 
+/// Every tensor payload of `model` left in its file, read in a few big reads (payloads
+/// that lie near one another, as an exporter writes them, are read together: a read's
+/// latency in a browser is worth about a megabyte), by offset. For an export, which
+/// needs them all; an error when a read fails.
+pub(crate) fn read_unread(model: &Model) -> Result<crate::hash::FxMap<u64, Bytes>, String> {
+    let mut ranges: Vec<Unread> = Vec::new();
+    let mut add = |t: &Tensor| ranges.extend(t.unread);
+    for (_, init) in model.all_initializers() {
+        add(&init.tensor);
+    }
+    for (_, node) in model.nodes.iter() {
+        for attribute in &node.attributes {
+            match &attribute.kind {
+                crate::ir::AttrKind::Value(crate::ir::AttrValue::Tensor(t)) => add(t),
+                crate::ir::AttrKind::Value(crate::ir::AttrValue::Tensors(ts)) => {
+                    ts.iter().for_each(&mut add)
+                }
+                crate::ir::AttrKind::Raw(raw) => {
+                    raw.t.iter().chain(&raw.tensors).for_each(&mut add)
+                }
+                _ => {}
+            }
+        }
+    }
+    let mut out = crate::hash::FxMap::default();
+    let Some(file) = model.file.as_ref() else {
+        return Ok(out);
+    };
+    ranges.sort_by_key(|u| u.offset);
+    const NEAR: u64 = 1 << 20;
+    const SPAN: u64 = 16 << 20;
+    let mut i = 0;
+    while i < ranges.len() {
+        let start = ranges[i].offset;
+        let mut end = start.saturating_add(ranges[i].len);
+        let mut j = i + 1;
+        while j < ranges.len()
+            && ranges[j].offset <= end.saturating_add(NEAR)
+            && ranges[j].offset.saturating_add(ranges[j].len) - start <= SPAN
+        {
+            end = end.max(ranges[j].offset + ranges[j].len);
+            j += 1;
+        }
+        if end > file.len() {
+            return Err("a tensor's bytes run past the end of the model's file".into());
+        }
+        let span = file.read(start, end)?;
+        for u in &ranges[i..j] {
+            let at = (u.offset - start) as usize;
+            out.insert(u.offset, span.slice(at..at + u.len as usize));
+        }
+        i = j;
+    }
+    Ok(out)
+}
+
 /// An attached data file.
 #[derive(Clone)]
 pub enum DataFile {

@@ -23,6 +23,8 @@ pub(super) struct Exporter<'m> {
     pub model: &'m Model,
     /// The first tensor whose bytes could not be read from the model's file.
     pub unread_failure: std::cell::RefCell<Option<super::ExportError>>,
+    /// The payloads left in the model's file, read beforehand, by offset.
+    pub unread: crate::hash::FxMap<u64, bytes::Bytes>,
     /// Moves the payload of external tensors; `None` keeps references.
     pub relocate: Option<Relocate<'m>>,
 }
@@ -230,6 +232,20 @@ impl Exporter<'_> {
         p
     }
 
+    /// Reads the payload of `t` left in the model's file into `p`, or records why it
+    /// cannot be read.
+    fn read_unread(&self, t: &Tensor, p: &mut pb::TensorProto) {
+        match crate::external::raw(self.model, t) {
+            Ok(bytes) => p.raw_data = bytes,
+            Err(reason) => {
+                let tensor = t.name.clone().unwrap_or_else(|| "an initializer".into());
+                self.unread_failure
+                    .borrow_mut()
+                    .get_or_insert(super::ExportError::Unread { tensor, reason });
+            }
+        }
+    }
+
     fn tensor(&self, t: &Tensor) -> pb::TensorProto {
         let mut p = pb::TensorProto {
             dims: t.dims.clone(),
@@ -251,15 +267,11 @@ impl Exporter<'_> {
             uint64_data: t.uint64_data.clone(),
             metadata_props: pairs(&t.metadata_props),
         };
-        if t.unread.is_some() {
-            match crate::external::raw(self.model, t) {
-                Ok(bytes) => p.raw_data = bytes,
-                Err(reason) => {
-                    let tensor = t.name.clone().unwrap_or_else(|| "an initializer".into());
-                    self.unread_failure
-                        .borrow_mut()
-                        .get_or_insert(super::ExportError::Unread { tensor, reason });
-                }
+        if let Some(unread) = t.unread {
+            let read = self.unread.get(&unread.offset);
+            match read.filter(|b| b.len() as u64 == unread.len) {
+                Some(bytes) => p.raw_data = Some(bytes.clone()),
+                None => self.read_unread(t, &mut p),
             }
         }
         match self.relocate.and_then(|relocate| relocate(t)) {

@@ -96,8 +96,7 @@ pub fn import_from(
                         return Ok(imported);
                     }
                 }
-                // The skimmed file is the whole file: its error is the file's.
-                Err(e) if whole => return Err(e),
+                // The file is read again for the importer's exact error.
                 Err(_) => {}
             }
         }
@@ -250,6 +249,9 @@ fn build(
     let exporter = export::Exporter {
         model,
         unread_failure: Default::default(),
+        // A failed read leaves the payloads to be read one at a time, which names the
+        // tensor whose read fails.
+        unread: crate::external::read_unread(model).unwrap_or_default(),
         relocate: (options.embed_external || options.external_to.is_some())
             .then_some(&relocate as &dyn Fn(&Tensor) -> Option<export::Payload>),
     };

@@ -77,19 +77,21 @@ const MAX_DEPTH: u32 = 100;
 
 /// The model without the payloads of at least `min` bytes, and where those are.
 pub(super) fn skim(source: &dyn ReadRange, min: u64) -> Result<(Vec<u8>, Vec<Hole>)> {
+    let len = source.len();
     let mut walk = Walk {
         reader: Reader {
             source,
-            len: source.len(),
+            len,
             window: Bytes::new(),
             at: 0,
             size: 512 << 10,
         },
         min,
         holes: Vec::new(),
+        out: Vec::new(),
     };
-    let out = walk.message(Kind::Model, 0, walk.reader.len, 0)?;
-    Ok((out, walk.holes))
+    walk.message(Kind::Model, 0, len, 0)?;
+    Ok((walk.out, walk.holes))
 }
 
 /// Puts each hole's range on the tensor whose `raw_data` is its marker. False when
@@ -144,38 +146,53 @@ struct Walk<'a> {
     reader: Reader<'a>,
     min: u64,
     holes: Vec<Hole>,
+    /// The skimmed model, written as the walk goes: a message walked into has its
+    /// length written afterwards in a varint padded to [`LENGTH`] bytes (protobuf
+    /// reads padded varints), so that nothing is copied twice.
+    out: Vec<u8>,
 }
+
+/// The bytes of a padded length: up to 2^35 - 1.
+const LENGTH: usize = 5;
 
 impl Walk<'_> {
     /// A message of `kind` at `pos..end`: its fields copied, those on the way to a
     /// tensor walked into.
-    fn message(&mut self, kind: Kind, mut pos: u64, end: u64, depth: u32) -> Result<Vec<u8>> {
+    fn message(&mut self, kind: Kind, mut pos: u64, end: u64, depth: u32) -> Result<()> {
         if depth > MAX_DEPTH {
             return Err(Skim::Unusual);
         }
         if kind == Kind::Tensor {
             return self.tensor(pos, end);
         }
-        let mut out = Vec::new();
         while pos < end {
             let field = self.reader.field(&mut pos, end)?;
             // A message shorter than `min` holds no payload to skip: copied whole.
             let big = field.delimited && field.end - field.body >= self.min;
             match kind.child(field.number).filter(|_| big) {
                 Some(child) => {
-                    let body = self.message(child, field.body, field.end, depth + 1)?;
-                    write_delimited(&mut out, field.number, &body);
+                    write_varint(&mut self.out, field.number << 3 | 2);
+                    let at = self.out.len();
+                    self.out.extend_from_slice(&[0; LENGTH]);
+                    self.message(child, field.body, field.end, depth + 1)?;
+                    let len = (self.out.len() - at - LENGTH) as u64;
+                    if len >> (7 * LENGTH) != 0 {
+                        return Err(Skim::Unusual);
+                    }
+                    for (i, byte) in self.out[at..at + LENGTH].iter_mut().enumerate() {
+                        let more = if i + 1 < LENGTH { 0x80 } else { 0 };
+                        *byte = ((len >> (7 * i)) & 0x7f) as u8 | more;
+                    }
                 }
-                None => self.reader.copy(field.start, field.end, &mut out)?,
+                None => self.reader.copy(field.start, field.end, &mut self.out)?,
             }
         }
-        Ok(out)
+        Ok(())
     }
 
     /// A tensor's fields, its `raw_data` written as a marker when it is one field of
     /// at least `min` bytes.
-    fn tensor(&mut self, mut pos: u64, end: u64) -> Result<Vec<u8>> {
-        let mut out = Vec::new();
+    fn tensor(&mut self, mut pos: u64, end: u64) -> Result<()> {
         // The payload skipped so far: where its marker is in `out`, and it.
         let mut skipped: Option<(usize, Field)> = None;
         let mut raws = 0;
@@ -184,21 +201,21 @@ impl Walk<'_> {
             if field.number == 9 && field.delimited {
                 raws += 1;
                 if raws == 1 && field.end - field.body >= self.min {
-                    skipped = Some((out.len(), field));
+                    skipped = Some((self.out.len(), field));
                     let mut mark = MARK.to_vec();
                     mark.extend_from_slice(&(self.holes.len() as u32).to_le_bytes());
-                    write_delimited(&mut out, 9, &mark);
+                    write_delimited(&mut self.out, 9, &mark);
                     continue;
                 }
             }
-            self.reader.copy(field.start, field.end, &mut out)?;
+            self.reader.copy(field.start, field.end, &mut self.out)?;
         }
         match skipped {
             // A second `raw_data` replaces the first: the first is written back as it was.
             Some((at, field)) if raws > 1 => {
                 let mut bytes = Vec::new();
                 self.reader.copy(field.start, field.end, &mut bytes)?;
-                out.splice(at..at + 2 + MARK.len() + 4, bytes);
+                self.out.splice(at..at + 2 + MARK.len() + 4, bytes);
             }
             Some((_, field)) => self.holes.push(Hole {
                 unread: Unread {
@@ -208,7 +225,7 @@ impl Walk<'_> {
             }),
             None => {}
         }
-        Ok(out)
+        Ok(())
     }
 }
 
