@@ -1212,7 +1212,7 @@ fn edit_timings(browser: &Browser, path: &Path, out: &mut Interaction) -> Result
         out.compare_file_ms
             .push(timed("compare_ms", &|| browser.send_keys(&input, &file))?);
         let summary = browser.text(&browser.wait_for(&testid("compare-summary"), wait)?)?;
-        if !summary.contains("large_50k_1pct.onnx") {
+        if !summary.contains(&one_percent_name(path)) {
             return Err(format!("the comparison is not with the file: {summary:?}"));
         }
         browser.click(&browser.wait_for(&testid("compare-close"), wait)?)?;
@@ -1241,11 +1241,19 @@ fn edit_timings(browser: &Browser, path: &Path, out: &mut Interaction) -> Result
 
 /// Writes the model at `path` with every 100th main-graph node's op changed (Add and
 /// Sub, Mul and Div, Relu and Sigmoid swapped) beside the bench's output, once.
+/// Where the 1%-changed copy of the model at `path` is written.
+fn one_percent_name(path: &Path) -> String {
+    let name = path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or_default();
+    format!("{}_1pct.onnx", stem(name))
+}
+
 fn one_percent_changed(path: &Path) -> Result<PathBuf, String> {
-    let out = root().join("target/bench/large_50k_1pct.onnx");
-    if out.exists() {
-        return Ok(out);
-    }
+    // Written afresh for each model: a copy kept under one name was once the other
+    // model's, and the comparison measured two different models.
+    let out = root().join("target/bench").join(one_percent_name(path));
     let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
     let mut model = graft::import(Bytes::from(bytes))
         .map_err(|e| e.to_string())?
