@@ -124,8 +124,8 @@ fn big_payloads_stay_in_the_file_and_the_model_exports_the_same_bytes() {
 
     let whole = graft::import(Bytes::from(bytes.clone())).expect("imports");
     assert_eq!(imported.diagnostics, whole.diagnostics);
-    // The text shows the size of what was left in the file.
-    assert!(graft::text::print_model(&imported.model).contains("unread_bytes: 4000000"));
+    // The text shows the range left in the file.
+    assert!(graft::text::print_model(&imported.model).contains(", 4000000]"));
     let exported = graft::export(&imported.model, &ExportOptions::default()).expect("exports");
     assert!(exported == bytes, "the export differs from the file");
     let mut streamed = Vec::new();
@@ -332,4 +332,29 @@ fn a_tensor_with_two_raw_data_fields_keeps_the_last_as_protobuf_does() {
         .raw_data
         .clone();
     assert_eq!(raw.as_deref(), Some(&[2u8; 16][..]));
+}
+
+#[test]
+fn the_text_of_a_model_with_unread_payloads_edits_without_losing_them() {
+    let bytes = weights_model(3, 20_000);
+    let mut model = import_from(Source::new(&bytes), 1 << 10)
+        .expect("imports")
+        .model;
+    let text = graft::text::print_model(&model);
+    assert!(text.contains("unread: ["), "the range is written");
+    // Read back, the text is the same model.
+    let mut again = graft::text::parse_model(&text).expect("parses").model;
+    again.file = model.file.clone();
+    assert!(export_all(&again).unwrap() == bytes);
+    // Replacing the model by its text, edited, keeps the weights.
+    let edited = text.replace("weight 1", "the second weight");
+    let mut history = graft::edit::History::default();
+    history
+        .apply(&mut model, graft::edit::Edit::ReplaceModel { text: edited })
+        .expect("applies");
+    let exported = export_all(&model).unwrap();
+    let whole = graft::import(Bytes::from(exported)).unwrap().model;
+    let tensor = &whole.graphs[whole.graph.unwrap()].initializers[1].tensor;
+    assert_eq!(tensor.doc_string.as_deref(), Some("the second weight"));
+    assert_eq!(tensor.raw_data.as_ref().map(|r| r.len()), Some(80_000));
 }

@@ -82,6 +82,8 @@ pub(super) fn apply(
             let parsed = crate::text::parse_model(text).map_err(text_error)?;
             let mut new = parsed.model;
             new.external_files = model.external_files.clone();
+            // Tensors the text leaves in the model's file (`unread`) still read from it.
+            new.file = model.file.clone();
             let before = std::mem::replace(model, new);
             undo.push(Restore::Model(Box::new(before)));
         }

@@ -95,6 +95,8 @@ pub(super) struct TensorExtras {
     pub data_location: Option<Option<i32>>,
     pub external_data: Option<Vec<StringPair>>,
     pub data_type: Option<Option<i32>>,
+    /// `raw_data` left in the model's file (`unread: [offset, length]`).
+    pub unread: Option<crate::external::Unread>,
 }
 
 impl TensorExtras {
@@ -116,6 +118,7 @@ impl TensorExtras {
             && self.data_location.is_none()
             && self.external_data.is_none()
             && self.data_type.is_none()
+            && self.unread.is_none()
     }
 }
 
@@ -561,6 +564,18 @@ impl<'a> Parser<'a> {
             "data_location" => x.data_location = Some(self.ann_opt_i32()?),
             "external_data" => x.external_data = Some(self.ann_pairs()?),
             "data_type" => x.data_type = Some(self.ann_opt_i32()?),
+            "unread" => {
+                let at = self.peek()?.start;
+                let range = self.ann_ints()?;
+                let (&[offset, len], true) = (range.as_slice(), range.iter().all(|&v| v >= 0))
+                else {
+                    return Err(self.error_at(at, "`unread` is [offset, length], both at least 0"));
+                };
+                x.unread = Some(crate::external::Unread {
+                    offset: offset as u64,
+                    len: len as u64,
+                });
+            }
             _ => return Ok(false),
         }
         Ok(true)

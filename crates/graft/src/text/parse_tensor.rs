@@ -243,6 +243,12 @@ impl Parser<'_> {
         if let Some(e) = &x.external_data {
             t.external_data.clone_from(e);
         }
+        if let Some(u) = x.unread {
+            if t.raw_data.is_some() {
+                return Err(self.error_at(at, "`unread` and raw data exclude each other"));
+            }
+            t.unread = Some(u);
+        }
         Ok(())
     }
 }

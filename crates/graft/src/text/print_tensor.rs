@@ -203,10 +203,15 @@ impl Printer<'_> {
             self.out.push_str(" {");
             let mut consumed = None;
             if let Some(unread) = t.unread {
-                // Only the app shows such a model (read through a file it keeps), and
-                // only as text to read: the bytes stay in the file, their size is said.
-                raw = true;
-                values::write_i64(x.key("unread_bytes"), unread.len as i64);
+                // The bytes stay in the model's file: their range is written, and read
+                // back, so that the text of a model opened that way (the app's chosen
+                // files) edits without losing them.
+                let range = x.key("unread");
+                range.push('[');
+                values::write_i64(range, unread.offset as i64);
+                range.push_str(", ");
+                values::write_i64(range, unread.len as i64);
+                range.push(']');
             } else if raw_form(t) {
                 raw = true;
                 if let Some(r) = &t.raw_data {
