@@ -22,6 +22,52 @@ pub trait ReadRange {
     fn read(&self, start: u64, end: u64) -> Result<Bytes, String>;
 }
 
+/// A source read ahead: a read of a few bytes reads [`ReadAhead::CHUNK`] and keeps
+/// them, so that reading tensors one after another (a comparison fingerprinting every
+/// tensor of a model left in its file) costs a read per chunk, not per tensor: in a
+/// browser a read's latency is worth about a megabyte of reading.
+pub struct ReadAhead {
+    source: Rc<dyn ReadRange>,
+    /// The last chunk read and where it starts.
+    chunk: std::cell::RefCell<(u64, Bytes)>,
+}
+
+impl ReadAhead {
+    pub const CHUNK: u64 = 4 << 20;
+
+    pub fn new(source: Rc<dyn ReadRange>) -> Self {
+        Self {
+            source,
+            chunk: std::cell::RefCell::new((0, Bytes::new())),
+        }
+    }
+}
+
+impl ReadRange for ReadAhead {
+    fn len(&self) -> u64 {
+        self.source.len()
+    }
+
+    fn read(&self, start: u64, end: u64) -> Result<Bytes, String> {
+        let mut chunk = self.chunk.borrow_mut();
+        let (at, bytes) = &*chunk;
+        if start >= *at && end <= at + bytes.len() as u64 {
+            return Ok(bytes.slice((start - at) as usize..(end - at) as usize));
+        }
+        if end - start >= Self::CHUNK {
+            return self.source.read(start, end);
+        }
+        let to = start.saturating_add(Self::CHUNK).min(self.len()).max(end);
+        let read = self.source.read(start, to)?;
+        if (read.len() as u64) < end - start {
+            return Err("the file is shorter than it was".into());
+        }
+        let out = read.slice(..(end - start) as usize);
+        *chunk = (start, read);
+        Ok(out)
+    }
+}
+
 /// A tensor's `raw_data` left in the model's own file ([`Model::file`]): the importer
 /// reads a model through a [`ReadRange`] ([`crate::codec::import_from`]) and keeps big
 /// payloads as ranges, read only when an export, a run, a comparison or the values

@@ -92,7 +92,10 @@ pub fn import_from(
                 Ok(imported) if whole => return Ok(imported),
                 Ok(mut imported) => {
                     if skim::fill(&mut imported.model, &holes) {
-                        imported.model.file = Some(crate::external::DataFile::Source(source));
+                        // Read back a tensor at a time, ahead: neighbours come together.
+                        let ahead = crate::external::ReadAhead::new(source);
+                        imported.model.file =
+                            Some(crate::external::DataFile::Source(std::rc::Rc::new(ahead)));
                         return Ok(imported);
                     }
                 }
