@@ -323,7 +323,13 @@ fn handle(seq: u64, request: Request, files: PickedFiles) {
             None
         }
         Request::CompareWithFiles => {
-            read_then(seq, files, |files| change(|s| s.compare_with_files(files)));
+            // Like an open: the file is read as it is decoded, its weights left in it.
+            if let Some((name, source)) = files.into_source() {
+                let compared = change(|s| s.compare_with_files(ModelFile::Source(name, source)));
+                if let Err(message) = compared {
+                    change(|s| s.set_error(message));
+                }
+            }
             None
         }
         Request::SetSideBySide(on) => {

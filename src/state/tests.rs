@@ -861,7 +861,7 @@ main (float[4] x) => (float[4] y) {
     let other = base.replace("[b] y = Neg(t)", "[b] y = Neg(t)\n  [c] z = Abs(t)");
     let other = other.replace("=> (float[4] y)", "=> (float[4] y, float[4] z)");
     session
-        .compare_with_files(vec![text_file("other.onnx", &other)])
+        .compare_with_files(ModelFile::Read(vec![text_file("other.onnx", &other)]))
         .expect("compares");
     let shown = session.comparison().expect("a comparison");
     assert_eq!(shown.label, "other.onnx");
@@ -876,7 +876,11 @@ main (float[4] x) => (float[4] y) {
 
     // A file that is no model: an error, and the comparison stays as it was.
     let before = session.comparison();
-    assert!(session.compare_with_files(vec![junk("junk.onnx")]).is_err());
+    assert!(
+        session
+            .compare_with_files(ModelFile::Read(vec![junk("junk.onnx")]))
+            .is_err()
+    );
     assert_eq!(session.comparison(), before);
 }
 
