@@ -234,10 +234,7 @@ impl Session {
     /// Compares the open model with the model among `files` (a chosen file: read as
     /// it is decoded, its weights left in it, as when it is opened).
     pub fn compare_with_files(&mut self, files: ModelFile) -> Result<(), String> {
-        let (name, other, _) = match files {
-            ModelFile::Read(files) => load_model(files, Vec::new())?,
-            ModelFile::Source(name, source) => load_model_from(name, source, Vec::new())?,
-        };
+        let (name, other, _) = files.load(Vec::new())?;
         let open = self
             .open
             .as_ref()

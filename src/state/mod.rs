@@ -438,6 +438,17 @@ pub enum ModelFile {
     Source(String, std::rc::Rc<dyn graft::external::ReadRange>),
 }
 
+impl ModelFile {
+    /// Imports the model and attaches its data files and `sources`. Returns its file
+    /// name, the model and the importer's diagnostics.
+    fn load(self, sources: DataSources) -> Result<(String, Model, Vec<Diagnostic>), String> {
+        match self {
+            ModelFile::Read(files) => load_model(files, sources),
+            ModelFile::Source(name, source) => load_model_from(name, source, sources),
+        }
+    }
+}
+
 /// A model being opened, stage by stage: the app runs the stages with turns of the
 /// event loop between them once one has run long enough, so that the page paints the
 /// progress and takes a Cancel (`AppState::load`).
@@ -458,10 +469,7 @@ impl Loading {
         sources: DataSources,
         origin: Origin,
     ) -> Result<Loading, String> {
-        let (name, model, imported) = match files {
-            ModelFile::Read(files) => load_model(files, sources)?,
-            ModelFile::Source(name, source) => load_model_from(name, source, sources)?,
-        };
+        let (name, model, imported) = files.load(sources)?;
         Ok(Loading {
             name,
             origin,
