@@ -302,6 +302,35 @@ fn export_downloads_a_model_equal_to_the_input() {
     }
 }
 
+#[test]
+#[ignore = "browser tier: needs dist/ and Chromium; `cargo xtask test` runs it"]
+fn a_chosen_file_changed_on_disk_fails_the_export_by_name_and_stays_open() {
+    let scratch = graft_tests::webdriver::TempDir::new("changed").unwrap();
+    let model = scratch.path().join("rec.onnx");
+    let rec = corpus()
+        .join("real/rapidocr-onnxruntime/rapidocr_onnxruntime/models/ch_PP-OCRv4_rec_infer.onnx");
+    std::fs::copy(&rec, &model).unwrap();
+    let app = App::open();
+    app.wait_for_model(STARTUP_EXAMPLE);
+    choose_files(&app, &[&model]);
+    app.wait_for_model("rec.onnx");
+    let summary = app.text("summary");
+    // Its weights are still in the file, which is written again meanwhile.
+    let mut bytes = std::fs::read(&model).unwrap();
+    let last = bytes.len() - 1;
+    bytes[last] ^= 1;
+    std::thread::sleep(std::time::Duration::from_millis(1100));
+    std::fs::write(&model, &bytes).unwrap();
+    app.click("export-button");
+    let error = app.wait_for_error();
+    assert!(
+        error.contains("cannot read the bytes of") && error.contains("from the model's file"),
+        "{error}"
+    );
+    assert_eq!(app.text("model-name"), "rec.onnx", "the model stays open");
+    assert_eq!(app.text("summary"), summary, "and unchanged");
+}
+
 /// A model whose tensors live in a data file, and that file.
 fn external_model(scratch: &Path) -> (PathBuf, PathBuf) {
     let generated = corpus().join("generated");
