@@ -193,7 +193,9 @@ struct Run {
     /// Graft: the time of each stage of the open, as the app publishes them
     /// (`open_read_ms`, `open_decode_ms`…), and of the page's start (`page_…`: when the
     /// wasm was downloaded, when `main` ran, when the startup example was drawn; from
-    /// the navigation), in milliseconds.
+    /// the navigation), in milliseconds; for every app, how the main-thread time splits
+    /// (`main_script_ms`, `main_style_ms`, `main_layout_ms`; the rest is painting,
+    /// parsing and the browser's own work).
     stages: Vec<(String, f64)>,
 }
 
@@ -849,14 +851,28 @@ fn measure_in(
         return Err(format!("the monitor did not start: {t0}"));
     }
     let files: Vec<&Path> = model.files.iter().map(PathBuf::as_path).collect();
-    let busy_before = main_thread_busy(browser);
+    let busy_before = main_thread_split(browser);
     if let Err(e) = browser.choose_files(&input, &files) {
         return Ok((classify_error(e), None));
     }
     let mut result = wait_drawn(browser);
-    if let (Some(before), Some(after)) = (busy_before, main_thread_busy(browser)) {
-        result.main_thread_ms = Some(after - before);
+    // The page's main-thread time while opening, and how it splits (kept with the
+    // stages as `main_script_ms`, `main_style_ms`, `main_layout_ms`).
+    let mut split = Vec::new();
+    if let (Some(before), Some(after)) = (busy_before, main_thread_split(browser)) {
+        for ((name, b), (same, a)) in before.iter().zip(&after) {
+            if name != same {
+                continue;
+            }
+            match *name {
+                "TaskDuration" => result.main_thread_ms = Some(a - b),
+                "ScriptDuration" => split.push(("main_script_ms".to_string(), a - b)),
+                "RecalcStyleDuration" => split.push(("main_style_ms".to_string(), a - b)),
+                _ => split.push(("main_layout_ms".to_string(), a - b)),
+            }
+        }
     }
+
     if result.status != "ok" {
         if run == 0 {
             let shot = shots.join(format!("{}-{}-failed.png", app.name(), stem(&model.name)));
@@ -890,6 +906,7 @@ fn measure_in(
             .filter_map(|kv| Some((kv[0].as_str()?.to_string(), kv[1].as_f64()?)))
             .collect();
     }
+    result.stages.append(&mut split);
     // Memory once drawn: the page's JS heap, and the renderer process's resident set.
     if let Ok(heap) = browser.cdp("Runtime.getHeapUsage", json!({})) {
         result.js_heap_mb = heap["usedSize"].as_f64().map(|b| b / 1e6);
@@ -1022,14 +1039,32 @@ fn classify_error(error: String) -> Run {
 /// The page's main-thread busy time so far (CDP `Performance.getMetrics`
 /// `TaskDuration`), in milliseconds.
 fn main_thread_busy(browser: &Browser) -> Option<f64> {
+    main_thread_split(browser)?
+        .into_iter()
+        .find(|(name, _)| *name == "TaskDuration")
+        .map(|(_, ms)| ms)
+}
+
+/// The page's main-thread time so far, split as CDP `Performance.getMetrics` splits it
+/// (`TaskDuration` in all, and of it `ScriptDuration`, `RecalcStyleDuration`,
+/// `LayoutDuration`), in milliseconds.
+fn main_thread_split(browser: &Browser) -> Option<Vec<(&'static str, f64)>> {
     browser.cdp("Performance.enable", json!({})).ok()?;
     let metrics = browser.cdp("Performance.getMetrics", json!({})).ok()?;
-    metrics["metrics"]
-        .as_array()?
-        .iter()
-        .find(|m| m["name"] == "TaskDuration")?["value"]
-        .as_f64()
-        .map(|s| s * 1e3)
+    let metrics = metrics["metrics"].as_array()?;
+    let split = [
+        "TaskDuration",
+        "ScriptDuration",
+        "RecalcStyleDuration",
+        "LayoutDuration",
+    ]
+    .into_iter()
+    .filter_map(|name| {
+        let seconds = metrics.iter().find(|m| m["name"] == name)?["value"].as_f64()?;
+        Some((name, seconds * 1e3))
+    })
+    .collect();
+    Some(split)
 }
 
 /// Expand all on the open model, as the button does: to the new picture painted
