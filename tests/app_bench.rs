@@ -860,11 +860,11 @@ fn measure_in(
     // stages as `main_script_ms`, `main_style_ms`, `main_layout_ms`).
     let mut split = Vec::new();
     if let (Some(before), Some(after)) = (busy_before, main_thread_split(browser)) {
-        for ((name, b), (same, a)) in before.iter().zip(&after) {
-            if name != same {
+        for (name, a) in after {
+            let Some((_, b)) = before.iter().find(|(n, _)| *n == name) else {
                 continue;
-            }
-            match *name {
+            };
+            match name {
                 "TaskDuration" => result.main_thread_ms = Some(a - b),
                 "ScriptDuration" => split.push(("main_script_ms".to_string(), a - b)),
                 "RecalcStyleDuration" => split.push(("main_style_ms".to_string(), a - b)),
@@ -872,7 +872,6 @@ fn measure_in(
             }
         }
     }
-
     if result.status != "ok" {
         if run == 0 {
             let shot = shots.join(format!("{}-{}-failed.png", app.name(), stem(&model.name)));
