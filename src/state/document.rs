@@ -117,7 +117,7 @@ impl Session {
                 .scene
                 .as_mut()
                 .is_some_and(|scene| scene.refresh_nodes(&model, &touched.nodes));
-        let (next, items) = if in_place && let Some(mut scene) = before.scene.take() {
+        let (mut next, items) = if in_place && let Some(mut scene) = before.scene.take() {
             scene.view.inferred = Some(inferred.clone());
             let _ = scene.layout(&model, &mut || false);
             let items = (0..scene.view.items.len())
@@ -127,7 +127,8 @@ impl Session {
             let next = edited_model(&before, model, summary, Some(scene), inferred, checked);
             (next, items)
         } else {
-            open_edited(&before, model, summary, inferred, checked)
+            let renumbered = touched.ids == graft::ir::Ids::Renumbered;
+            open_edited(&before, model, summary, inferred, checked, renumbered)
         };
         let focus = focus.and_then(|node| {
             let view = &next.scene.as_ref()?.view;
@@ -137,6 +138,9 @@ impl Session {
                 .position(|i| matches!(i.kind, ItemKind::Node { node: n, .. } if n == node))?;
             ItemId::try_from(found).ok()
         });
+        if touched.ids != graft::ir::Ids::Kept {
+            next.ids_from = next.serial;
+        }
         self.moves = Some(Moves {
             from: before.serial,
             to: next.serial,

@@ -9,7 +9,8 @@ use std::cell::RefCell;
 use std::hash::{Hash, Hasher};
 
 use super::protocol::{
-    Answer, Document, Draft, Envelope, Messages, Request, SceneInfo, Selection, Update, Viewport,
+    Answer, Document, Draft, Envelope, Messages, Names, Request, SceneInfo, Selection, Update,
+    Viewport,
 };
 use super::*;
 
@@ -74,19 +75,28 @@ pub fn run() {
         BUDGET.with(|b| b.set(envelope.budget));
         handle(
             envelope.seq,
+            envelope.serial,
             envelope.request,
             PickedFiles::from_files(files),
         );
     });
 }
 
-/// Handles one request and sends the update.
-fn handle(seq: u64, request: Request, files: PickedFiles) {
+/// Handles one request, made on the model state `serial`, and sends the update.
+fn handle(seq: u64, serial: u64, request: Request, files: PickedFiles) {
     let document = !request.leaves_document();
     with(|e| {
         e.seq = seq;
         e.deferred = false;
     });
+    let request = match with(|e| e.current(serial, request)) {
+        Ok(request) => request,
+        Err(answer) => {
+            with(|e| e.done.push(seq));
+            send(answer.map(|a| (seq, a)), document, None);
+            return;
+        }
+    };
     let answer = match request {
         Request::OpenExample { file, url } => {
             let name = file.clone();
@@ -238,7 +248,8 @@ fn handle(seq: u64, request: Request, files: PickedFiles) {
         Request::Select(items) => {
             with(|e| {
                 e.selection = items;
-                e.selection_of = e.session.open().map_or(0, |o| o.serial);
+                e.selection_of = serial;
+                e.carry();
             });
             None
         }
@@ -534,7 +545,64 @@ fn text(s: &Session, function: Option<usize>) -> Option<(String, Vec<String>)> {
     Some((text, problems.into_iter().map(|(_, p)| p).collect()))
 }
 
+/// Why a request made on an older state of the model is refused.
+const STALE: &str = "Not done: the request was made on the model as it was before the \
+                     last undo, redo or replacement, and the ids it names may now name \
+                     something else. Nothing was changed; try again.";
+
 impl Engine {
+    /// `request` as it applies to the open model, when it was made on the state
+    /// `serial`; else what to answer instead. View items of an earlier state are
+    /// carried through the last edit or undo (a selection is carried later, with the
+    /// rest of the selection); an edit by node, value or function ids made before the
+    /// ids were renumbered or cut back is refused, said in the banner; a read of
+    /// them gets an empty answer (the page asks again for the new state).
+    fn current(&mut self, serial: u64, request: Request) -> Result<Request, Option<Answer>> {
+        let Some(open) = self.session.open() else {
+            return Ok(request);
+        };
+        if serial == open.serial {
+            return Ok(request);
+        }
+        let stale = serial < open.ids_from;
+        let item = |i: ItemId| self.session.carry_item(serial, i).ok_or(None);
+        match request.names() {
+            Names::Nothing => Ok(request),
+            Names::Items => match request {
+                Request::Select(_) => Ok(request),
+                Request::Toggle(i) => Ok(Request::Toggle(item(i)?)),
+                Request::ShiftSelect(i) => Ok(Request::ShiftSelect(item(i)?)),
+                Request::Reveal(i) => item(i)
+                    .map(Request::Reveal)
+                    .map_err(|_| Some(Answer::Rect(None))),
+                Request::Probe {
+                    item: i,
+                    bridge,
+                    ort,
+                } => Ok(Request::Probe {
+                    item: item(i).map_err(|_| Some(Answer::Values(Err(STALE.into()))))?,
+                    bridge,
+                    ort,
+                }),
+                other => Ok(other),
+            },
+            Names::ReadIds if stale => Err(Some(match request {
+                Request::CallSites(_) => Answer::Hits(Vec::new()),
+                Request::CheckCallAttribute(..) => Answer::Problem(None),
+                Request::Text(_) => Answer::Text(None),
+                _ => Answer::Item(None),
+            })),
+            Names::EditIds if stale => {
+                self.session.set_error(STALE.to_string());
+                Err(match request {
+                    Request::ApplyText(..) => Some(Answer::Applied(Err(STALE.into()))),
+                    _ => None,
+                })
+            }
+            Names::ReadIds | Names::EditIds => Ok(request),
+        }
+    }
+
     /// Carries the selection through the last edit or undo (or clears it when the
     /// model was replaced otherwise).
     fn carry(&mut self) {
@@ -1161,6 +1229,7 @@ mod tests {
         let request = Envelope {
             seq: 7,
             budget: Some(0.0),
+            serial: 3,
             request: Request::SetCallAttribute(
                 serde_json::from_str("3").expect("a node id"),
                 "mode".into(),
@@ -1183,5 +1252,148 @@ mod tests {
         assert_eq!(page.properties, Some(None));
         assert_eq!(page.work, Some(None));
         assert_eq!(page.draft, None, "an absent part stays unchanged");
+    }
+
+    /// Every request that names nodes, values or functions by id, with these.
+    fn requests_by_id(node: NodeId, value: graft::ir::ValueId) -> Vec<Request> {
+        vec![
+            Request::SetCallAttribute(node, "alpha".into(), "1".into()),
+            Request::SpecializeCall(node, "alpha = 0.5".into()),
+            Request::RenameNode(node, "stale_rename".into()),
+            Request::SetAttribute(node, "alpha = 1.0".into()),
+            Request::RemoveAttribute(node, "alpha".into()),
+            Request::Connect(node, 0, "x".into()),
+            Request::RenameOutput(node, 0, "y".into()),
+            Request::AddAfter(node, "Relu".into()),
+            Request::RenameValue(value, "z".into()),
+            Request::SetValueType(value, "float[1]".into()),
+            Request::RemoveTerminal(value, true),
+            Request::AddGraphOutput(node, 0),
+            Request::SetInitializer(value),
+            Request::AddGraphInput(value, "q".into(), "float[1]".into()),
+            Request::ApplyText(Some(0), String::new()),
+            Request::ExpandStandard(node),
+            Request::UseOverload(node, String::new()),
+            Request::LibraryInlineAll(0),
+            Request::LibrarySpecializeAll(0),
+            Request::LibraryKeep(0, true),
+            Request::LibraryDelete(0),
+            Request::LibraryRename(0, "a.b".into()),
+        ]
+    }
+
+    /// Each request by id made on the state `made_on` is refused before any handler
+    /// runs, said in the banner, and a read of ids gets an empty answer.
+    fn assert_refused(e: &mut Engine, made_on: u64, node: NodeId, value: graft::ir::ValueId) {
+        for request in requests_by_id(node, value) {
+            assert_eq!(request.names(), Names::EditIds, "{request:?}");
+            assert!(e.current(made_on, request.clone()).is_err(), "{request:?}");
+            assert_eq!(e.session.error(), Some(STALE), "{request:?}");
+            e.session.dismiss_error();
+        }
+        let reads = [
+            (
+                Request::CheckCallAttribute(node, "alpha".into(), "1".into()),
+                Answer::Problem(None),
+            ),
+            (Request::CallSites(0), Answer::Hits(Vec::new())),
+            (Request::Text(Some(0)), Answer::Text(None)),
+        ];
+        for (request, answer) in reads {
+            assert_eq!(e.current(made_on, request), Err(Some(answer)));
+            assert_eq!(e.session.error(), None, "a read says nothing");
+        }
+    }
+
+    #[test]
+    fn requests_from_before_an_undone_replacement_are_refused_and_the_selection_dropped() {
+        let mut e = engine_with("mlp.onnx");
+        let original = graft::text::print_model(&e.session.open().unwrap().model);
+        let text = crate::state::tests::mlp_with_relu2(&e.session);
+        assert!(e.session.apply_text(None, &text));
+        e.carry();
+        let applied = e.session.open().unwrap().serial;
+        let item = crate::state::tests::item_of(&e.session, "layer1/Relu2");
+        let gemm = crate::state::tests::item_of(&e.session, "layer2/Gemm");
+        e.selection = vec![gemm, item];
+        e.selection_of = applied;
+        let relu2 = e.session.selected_nodes(&[item])[0];
+        let out2 = e.session.open().unwrap().model.node(relu2).outputs[0].unwrap();
+
+        assert!(e.session.undo());
+        e.carry();
+        // The selection follows the nodes by what they show: layer2/Gemm stays
+        // selected under its old id, layer1/Relu2 is gone (and not replaced by the
+        // node that now has its id).
+        let named = |e: &Engine| {
+            let nodes = e.session.selected_nodes(&e.selection);
+            let model = &e.session.open().unwrap().model;
+            nodes
+                .iter()
+                .map(|&n| model.node(n).name().to_string())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(named(&e), ["layer2/Gemm"]);
+        let model = &e.session.open().unwrap().model;
+        assert_eq!(
+            model.live_node(relu2).map(|n| n.name()),
+            Some("layer2/Gemm"),
+            "the old id names another node now: only the state it was made on tells"
+        );
+        // Selected alone and undone, it is gone: nothing is selected, the editor
+        // closes in the same update.
+        assert!(e.session.redo());
+        e.carry();
+        let item = crate::state::tests::item_of(&e.session, "layer1/Relu2");
+        e.selection = vec![item];
+        e.selection_of = e.session.open().unwrap().serial;
+        let (update, _) = e.update(None, true);
+        assert!(read_back(&update).properties.flatten().is_some());
+        let applied = e.session.open().unwrap().serial;
+        assert!(e.session.undo());
+        e.carry();
+        assert!(e.selection.is_empty(), "{:?}", e.selection);
+        let (update, _) = e.update(None, true);
+        assert_eq!(read_back(&update).properties, Some(None));
+        assert_refused(&mut e, applied, relu2, out2);
+        assert_eq!(
+            graft::text::print_model(&e.session.open().unwrap().model),
+            original
+        );
+        assert!(e.session.can_redo(), "the redo is kept");
+        // Made on the state the page now has, the same request goes through.
+        let now = e.session.open().unwrap().serial;
+        let rename = Request::RenameNode(relu2, "renamed".into());
+        assert_eq!(e.current(now, rename.clone()), Ok(rename));
+    }
+
+    #[test]
+    fn requests_from_before_an_undone_inline_are_refused() {
+        let mut e = engine_with("mlp.onnx");
+        e.session
+            .begin_inline(vec![example_file("mlp.onnx")])
+            .unwrap();
+        e.session.apply_inline().unwrap();
+        e.carry();
+        let inlined = e.session.open().unwrap().serial;
+        let item = crate::state::tests::item_of(&e.session, "mlp/layer1/Relu");
+        e.selection = vec![item];
+        e.selection_of = inlined;
+        let node = e.session.selected_nodes(&e.selection)[0];
+        let value = e.session.open().unwrap().model.node(node).outputs[0].unwrap();
+        // A request made on the inlined model, before the undo, still applies to it.
+        let expand = Request::ExpandStandard(node);
+        assert_eq!(e.current(inlined, expand.clone()), Ok(expand));
+
+        assert!(e.session.undo());
+        e.carry();
+        assert!(
+            e.selection.is_empty(),
+            "the selected node went with the undo"
+        );
+        assert_refused(&mut e, inlined, node, value);
+        // The view's items of the inlined state are carried through the undo, or
+        // dropped: a toggle of one that is gone does nothing.
+        assert_eq!(e.current(inlined, Request::Toggle(item)), Err(None));
     }
 }

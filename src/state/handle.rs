@@ -179,6 +179,7 @@ impl AppState {
             let envelope = Envelope {
                 seq: l.seq,
                 budget: platform::work_budget_ms(),
+                serial: self.document.with_untracked(|d| d.serial),
                 request,
             };
             if matches!(

@@ -109,13 +109,14 @@ impl Session {
 
     /// Replaces a standard-op node by its function body (undoable).
     pub fn expand_standard(&mut self, node: graft::ir::NodeId) -> bool {
-        let Some(op) = self
-            .open
-            .as_ref()
-            .map(|o| o.model.node(node).op_type().to_string())
-        else {
+        let Some(model) = self.open.as_ref().map(|o| &o.model) else {
             return false;
         };
+        // A node no longer in the model is refused by the edit, naming the node.
+        let op = model
+            .live_node(node)
+            .map_or("the node", |n| n.op_type())
+            .to_string();
         let edit = graft::edit::Change::ExpandStandard { node };
         self.edit(&format!("Expanding {op}"), edit, |_| None)
     }

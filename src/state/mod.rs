@@ -199,6 +199,12 @@ pub struct OpenModel {
     /// brings an earlier one back with its serial. Item ids mean something only
     /// together with it.
     pub serial: u64,
+    /// The first state whose node, value and function ids still name the same things
+    /// in this one. Ids survive an edit (every core edit keeps the ids of what it
+    /// does not remove) but not an edit that rebuilds or truncates the model (a
+    /// replacement, an inline, a compound edit, and their undo and redo): a request
+    /// made on an older state is refused (`engine::stale`).
+    pub ids_from: u64,
     /// Nodes the checker reports an error at (drawn with a badge).
     pub problem_nodes: FxMap<NodeId, ()>,
     /// What inference found on `model` (the view shows it on edges); brought up to
@@ -665,6 +671,7 @@ fn open_model(
         let mut scene = Scene::new(view);
         scene.layout(&model, &mut || false).ok().map(|_| scene)
     });
+    let serial = next_serial();
     OpenModel {
         name,
         origin,
@@ -672,7 +679,8 @@ fn open_model(
         problem_nodes: problem_nodes(&summary),
         summary,
         scene,
-        serial: next_serial(),
+        serial,
+        ids_from: serial,
         inferred,
         checked,
         imported,
@@ -680,19 +688,21 @@ fn open_model(
 }
 
 /// The model after an edit, its view built again with the groups open that were open
-/// in `before`; returns it and which item became which.
+/// in `before`; returns it and which item became which (`renumbered`: the model was
+/// replaced, so items are matched by what they show, not by ids).
 fn open_edited(
     before: &OpenModel,
     model: Model,
     summary: Arc<Summary>,
     inferred: Arc<graft::infer::Inferred>,
     checked: graft::check::Checked,
+    renumbered: bool,
 ) -> (OpenModel, FxMap<ItemId, ItemId>) {
     let mut items = FxMap::default();
     let scene = typed_view(&model, &inferred).and_then(|view| {
         let mut scene = Scene::new(view);
         if let Some(old) = before.scene.as_ref() {
-            items = scene.follow(&model, &old.view);
+            items = scene.follow(&model, &old.view, renumbered);
         }
         scene.layout(&model, &mut || false).ok().map(|_| scene)
     });
@@ -717,6 +727,7 @@ fn edited_model(
         summary,
         scene,
         serial: next_serial(),
+        ids_from: before.ids_from,
         inferred,
         checked,
         imported: before.imported.clone(),

@@ -101,6 +101,20 @@ impl Session {
         (open.serial, carried)
     }
 
+    /// The item `item` of the model state `from` is in the open one: itself, or
+    /// carried through the last edit or undo (not moved to a focus); `None` when that
+    /// state is further back or the item is gone.
+    pub fn carry_item(&self, from: u64, item: ItemId) -> Option<ItemId> {
+        let open = self.open.as_ref()?;
+        if open.serial == from {
+            return Some(item);
+        }
+        match &self.moves {
+            Some(m) if m.from == from && m.to == open.serial => m.items.get(&item).copied(),
+            _ => None,
+        }
+    }
+
     /// How many models have been opened so far (edits do not count).
     pub fn opened(&self) -> u64 {
         self.opened

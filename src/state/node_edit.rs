@@ -20,10 +20,10 @@ impl Session {
             target: Target::Node(node),
             slot,
         };
-        // `make` reads the node: an id from before the model changed names nothing.
-        let make = |m: &Model| match m.nodes.get(node) {
-            Some(_) => make(m),
-            None => Ok(None),
+        // `make` reads the node: it is looked up through the checked door first.
+        let make = |m: &Model| {
+            graft::edit::live_node(m, node)?;
+            make(m)
         };
         self.edit_made(Some(at), what, make, focus)
     }
@@ -162,10 +162,7 @@ impl Session {
         self.edit_made(
             Some(at),
             what,
-            |m| match m.values.get(value) {
-                Some(v) => make(v.graph).map(Some),
-                None => Ok(None),
-            },
+            |m| make(graft::edit::live_value(m, value)?.graph).map(Some),
             |_| None,
         )
     }

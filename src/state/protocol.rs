@@ -21,7 +21,25 @@ use super::{
 pub struct Envelope {
     pub seq: u64,
     pub budget: Option<f64>,
+    /// The state of the model the request was made on (the `Document::serial` the
+    /// page last had): the ids it carries belong to that state.
+    pub serial: u64,
     pub request: Request,
+}
+
+/// What of the model's state a request names (see [`Request::names`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Names {
+    /// Nothing by id (names, paths, the open model as a whole).
+    Nothing,
+    /// Items of the view: they hold only for the exact state they came from, and are
+    /// carried through one edit or undo (as the selection is), else dropped.
+    Items,
+    /// Nodes, values or functions by id, to read.
+    ReadIds,
+    /// Nodes, values or functions by id, to change: refused when the ids may since
+    /// name other things (`OpenModel::ids_from`).
+    EditIds,
 }
 
 /// What the page asks of the engine. Requests marked "files" come with the files the
@@ -169,6 +187,45 @@ pub enum Request {
 }
 
 impl Request {
+    /// What of the model's state the request names by id.
+    pub fn names(&self) -> Names {
+        match self {
+            Request::Toggle(_)
+            | Request::Select(_)
+            | Request::ShiftSelect(_)
+            | Request::Reveal(_)
+            | Request::Probe { .. } => Names::Items,
+            Request::CallSites(_)
+            | Request::CheckCallAttribute(..)
+            | Request::CompareItem(_)
+            | Request::ProblemItem(_)
+            | Request::Text(Some(_)) => Names::ReadIds,
+            Request::SetCallAttribute(..)
+            | Request::SpecializeCall(..)
+            | Request::RenameNode(..)
+            | Request::SetAttribute(..)
+            | Request::RemoveAttribute(..)
+            | Request::Connect(..)
+            | Request::RenameOutput(..)
+            | Request::AddAfter(..)
+            | Request::RenameValue(..)
+            | Request::SetValueType(..)
+            | Request::RemoveTerminal(..)
+            | Request::AddGraphOutput(..)
+            | Request::SetInitializer(_)
+            | Request::AddGraphInput(..)
+            | Request::ApplyText(Some(_), _)
+            | Request::ExpandStandard(_)
+            | Request::UseOverload(..)
+            | Request::LibraryInlineAll(_)
+            | Request::LibrarySpecializeAll(_)
+            | Request::LibraryKeep(..)
+            | Request::LibraryDelete(_)
+            | Request::LibraryRename(..) => Names::EditIds,
+            _ => Names::Nothing,
+        }
+    }
+
     /// Whether handling it can change no more than the drawing, the selection or
     /// nothing at all: the document's parts (summary, history, library…) are not
     /// looked at again after it.

@@ -152,12 +152,11 @@ pub fn probe(model: &Model, calls: &[NodeId], node: NodeId) -> Result<Probe, Str
         }
     };
     let first = calls.first().copied().unwrap_or(node);
-    if model.nodes.get(first).is_none_or(|n| n.graph != main) {
+    if model.live_node(first).is_none_or(|n| n.graph != main) {
         return Err(format!(
             "{} is inside an If, Loop or Scan body: onnxruntime gives no values from there",
             model
-                .nodes
-                .get(node)
+                .live_node(node)
                 .map_or("the node".into(), |_| named(model, node))
         ));
     }

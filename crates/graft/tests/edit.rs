@@ -1181,3 +1181,106 @@ fn a_rename_within_its_namespace_redraws_in_place() {
     let touched = h.apply(&mut m, rename("blk2/moved")).unwrap();
     assert!(!scene.refresh_nodes(&m, &touched.nodes));
 }
+
+/// The checked door for ids from outside (`Model::live_node`, `live_value`): an id
+/// is live while what it names is reachable, through owning nodes still in their
+/// graphs, from the main graph or a library function. `Touched::ids` says when ids
+/// from before a change may name nothing (an undone compound edit cut the arenas
+/// back) or something else (a replaced model), and every entry point refuses a dead
+/// id, naming it, instead of indexing with it.
+#[test]
+fn ids_from_outside_go_through_the_checked_door() {
+    use graft::edit::{Change, Field};
+    use graft::ir::Ids;
+    let mut m = model();
+    let original = text(&m);
+    let main = m.graph.unwrap();
+    let nodes = m.graph(main).nodes.clone();
+    let mut checked = graft::check::Checked::new(&m);
+    let mut h = History::default();
+    let then = graft::edit::resolve_path(&m, "main/2.then_branch").unwrap();
+    let neg = m.graph(then).nodes[0];
+    let t1 = m.node(neg).outputs[0].unwrap();
+    assert!(m.live_node(neg).is_some() && m.live_value(t1).is_some());
+
+    // Deleting the If (its output first): its branches' nodes and values are in the
+    // arena but no longer in the model.
+    let y = m.node(nodes[2]).outputs[0].unwrap();
+    let unused = Change::RemoveOutput {
+        graph: main,
+        value: y,
+    };
+    h.apply_change(&mut m, &unused, &mut checked).unwrap();
+    let deleted = Change::DeleteNodes {
+        nodes: vec![nodes[2]],
+        reconnect: false,
+    };
+    let touched = h.apply_change(&mut m, &deleted, &mut checked).unwrap();
+    assert_eq!(touched.ids, Ids::Kept);
+    assert!(m.nodes.get(neg).is_some(), "still in the arena");
+    assert!(m.live_node(neg).is_none() && m.live_value(t1).is_none());
+    let e = graft::edit::read_attributes(&m, neg, "alpha = 1.0").unwrap_err();
+    assert_eq!(e.field, Field::Node);
+    assert!(e.message.contains("no longer in the model"), "{e}");
+    let rename = Change::RenameNode {
+        node: neg,
+        to: "x".into(),
+    };
+    let e = h.apply_change(&mut m, &rename, &mut checked).unwrap_err();
+    assert!(e.message.contains("no longer in the model"), "{e}");
+    let (_, touched) = h.undo(&mut m).unwrap();
+    assert_eq!(touched.ids, Ids::Kept);
+    assert!(m.live_node(neg).is_some(), "the undo brings it back");
+    h.undo(&mut m).unwrap();
+
+    // Specializing the call adds an overload; its undo cuts the arenas back.
+    let specialize = Change::Specialize {
+        node: nodes[3],
+        attributes: graft::edit::read_attributes(&m, nodes[3], "alpha = 3.0").unwrap(),
+        keep: vec![],
+    };
+    let touched = h.apply_change(&mut m, &specialize, &mut checked).unwrap();
+    assert_eq!(touched.ids, Ids::Kept, "a compound edit only adds ids");
+    let last = m.nodes.iter().last().unwrap().0;
+    assert!(
+        m.live_node(last).is_some(),
+        "a node of the new overload's body"
+    );
+    let arena = m.nodes.len();
+    let (_, touched) = h.undo(&mut m).unwrap();
+    assert_eq!(touched.ids, Ids::CutBack);
+    assert!(m.nodes.len() < arena && m.live_node(last).is_none());
+    assert_eq!(text(&m), original);
+    for call in [
+        graft::specialize::specialize(&mut m, last, &[])
+            .map(|_| ())
+            .err()
+            .map(|e| e.to_string()),
+        graft::specialize::use_overload(&mut m, last, "")
+            .err()
+            .map(|e| e.to_string()),
+        graft::library::expand_standard(&mut m, last)
+            .err()
+            .map(|e| e.to_string()),
+        graft::library::inline_call(&mut m, last)
+            .err()
+            .map(|e| e.to_string()),
+    ] {
+        let said = call.expect("refused");
+        assert!(said.contains("node"), "{said}");
+    }
+    assert_eq!(text(&m), original, "the refusals changed nothing");
+    let e = graft::edit::read_attributes(&m, last, "alpha = 0.5").unwrap_err();
+    assert_eq!(e.field, Field::Node);
+    let (_, touched) = h.redo(&mut m).unwrap().unwrap();
+    assert_eq!(touched.ids, Ids::Kept);
+
+    // A replaced model renumbers its ids, applied and undone.
+    let replace = Change::ReplaceModel {
+        text: original.clone(),
+    };
+    let touched = h.apply_change(&mut m, &replace, &mut checked).unwrap();
+    assert_eq!(touched.ids, Ids::Renumbered);
+    let (_, touched) = h.undo(&mut m).unwrap();
+    assert_eq!(touched.ids, Ids::Renumbered);
+}

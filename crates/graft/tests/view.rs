@@ -698,7 +698,7 @@ F <k> (x) => (y) {
     let last = *edited.graph(g).nodes.last().unwrap();
     edited.nodes[last].name = Some("renamed".into());
     let mut after = Scene::new(View::of_model(&edited).expect("graph"));
-    let items = after.follow(&edited, &before.view);
+    let items = after.follow(&edited, &before.view, false);
     after.layout(&edited, &mut || false).unwrap();
     for id in [call, gate] {
         let now = items[&id];
@@ -716,7 +716,7 @@ F <k> (x) => (y) {
     // Collapsed in the old view: collapsed in the new one, its inside not built.
     assert!(before.set_expanded(&model, call, false));
     let mut again = Scene::new(View::of_model(&edited).expect("graph"));
-    let items = again.follow(&edited, &before.view);
+    let items = again.follow(&edited, &before.view, false);
     let now = again.view.item(items[&call]).unwrap();
     assert!(!now.expanded && now.children.is_none());
 }

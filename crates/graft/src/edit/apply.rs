@@ -5,7 +5,7 @@ use std::collections::HashSet;
 use super::npy::npy_tensor;
 use super::{Change, EditError, Field};
 use crate::ir::{
-    Attribute, GraphId, GraphOwner, Initializer, Model, Node, NodeId, Tensor, Touched, Value,
+    Attribute, GraphId, GraphOwner, Ids, Initializer, Model, Node, NodeId, Tensor, Touched, Value,
     ValueDef, ValueId, ValueInfo,
 };
 
@@ -78,7 +78,16 @@ impl Undo {
                 | Restore::Outputs(g, _)
                 | Restore::ValueInfo(g, _)
                 | Restore::Initializers(g, _) => t.graph(*g),
-                Restore::Model(_) | Restore::Diff(_) | Restore::Inline(_) => t.whole = true,
+                Restore::Model(_) => {
+                    t.whole = true;
+                    t.ids = Ids::Renumbered;
+                }
+                Restore::Diff(_) | Restore::Inline(_) => {
+                    t.whole = true;
+                    if undoing && t.ids == Ids::Kept {
+                        t.ids = Ids::CutBack;
+                    }
+                }
             }
         }
         t.attributes

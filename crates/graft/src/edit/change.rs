@@ -136,6 +136,7 @@ pub enum Change {
 /// is not one", at that attribute. Text that sets several attributes, or one the op
 /// does not declare, is read as ONNX text.
 pub fn read_attributes(model: &Model, n: NodeId, text: &str) -> Result<Vec<Attribute>, EditError> {
+    live_node(model, n)?;
     let typed = text.split_once('=').and_then(|(name, value)| {
         let name = name.trim();
         let ty = crate::ir::is_identifier(name)
@@ -203,14 +204,34 @@ fn attribute_error(text: &str, e: &crate::text::ParseError) -> String {
     )
 }
 
+/// What a node id that names nothing live gets.
+const NO_NODE: &str = "the node is no longer in the model (an undo, a redo or a \
+                       replacement removed it)";
+
+/// The node `n` names, through the checked door ([`Model::live_node`]): every id
+/// that comes from outside is looked up here before anything reads it.
+pub fn live_node(model: &Model, n: NodeId) -> Result<&crate::ir::Node, EditError> {
+    model.live_node(n).ok_or_else(|| err(Field::Node, NO_NODE))
+}
+
+/// The value `v` names, through the checked door ([`Model::live_value`]).
+pub fn live_value(model: &Model, v: ValueId) -> Result<&crate::ir::Value, EditError> {
+    model.live_value(v).ok_or_else(|| {
+        err(
+            Field::Value,
+            "the value is no longer in the model (an undo, a redo or a replacement removed it)",
+        )
+    })
+}
+
 /// The type node `n` declares for attribute `name`: its schema's, or for a call of a
 /// local function, the function's.
 fn declared_type(model: &Model, n: NodeId, name: &str) -> Option<AttrType> {
+    let node = model.live_node(n)?;
     let index = crate::ir::FunctionIndex::new(model);
     if let Some(f) = index.callee(model, n) {
         return crate::specialize::attribute_type(model, f, name);
     }
-    let node = model.node(n);
     let version = version_in_force(model, node.graph, node.domain())?;
     let schema = crate::schema::lookup(node.domain(), node.op_type(), version)?;
     schema
@@ -532,14 +553,10 @@ impl Change {
                 })
         };
         let node = |n: NodeId| {
-            let graph = model
-                .nodes
-                .get(n)
-                .map(|x| x.graph)
-                .ok_or_else(|| err(Field::Node, "no such node"))?;
+            let graph = live_node(model, n)?.graph;
             let p = path(graph)?;
             let k = model.graph(graph).nodes.iter().position(|&x| x == n);
-            let k = k.ok_or_else(|| err(Field::Node, "the node is no longer in the model"))?;
+            let k = k.ok_or_else(|| err(Field::Node, NO_NODE))?;
             Ok::<_, EditError>((p, k))
         };
         let nodes = |list: &[NodeId]| {

@@ -77,7 +77,7 @@ use crate::diag::{Diagnostic, Severity};
 use crate::ir::{Model, Touched};
 
 pub use apply::Undo;
-pub use change::{Change, read_attributes, read_type, visible_value};
+pub use change::{Change, live_node, live_value, read_attributes, read_type, visible_value};
 pub use npy::{base64_encode, npy_tensor};
 pub use path::{graph_path, resolve_path};
 

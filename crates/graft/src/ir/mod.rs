@@ -27,7 +27,7 @@ pub use data::{
 pub use ids::{Arena, ArenaId, FunctionId, GraphId, NodeId, ValueId};
 pub use names::{Names, is_identifier, is_keyword, snake_case};
 pub use scope::{Found, NamedInfo, Resolver, Resolving, Saved};
-pub use touched::Touched;
+pub use touched::{Ids, Touched};
 pub use walk::{FunctionIndex, ScopeTree, call_key};
 
 /// An ONNX model.

@@ -23,6 +23,21 @@ pub struct Touched {
     pub values: Vec<ValueId>,
     /// Anything may have changed (a compound edit): redo everything.
     pub whole: bool,
+    /// What ids from before the change name after it.
+    pub ids: Ids,
+}
+
+/// Whether ids from before a change still name the same things after it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Ids {
+    /// Every id names what it named, or nothing (what the change removed).
+    #[default]
+    Kept,
+    /// The arenas were cut back (an undone inline or compound edit): the ids that
+    /// remain name what they named, but the next edit reuses the others.
+    CutBack,
+    /// The model was replaced: an id may now name something else.
+    Renumbered,
 }
 
 impl Touched {
@@ -30,6 +45,7 @@ impl Touched {
     pub fn whole() -> Touched {
         Touched {
             whole: true,
+            ids: Ids::Renumbered,
             ..Touched::default()
         }
     }

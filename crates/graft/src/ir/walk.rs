@@ -8,7 +8,7 @@
 //! nothing outside itself.
 
 use super::{
-    Attribute, FunctionId, FunctionKey, GraphId, GraphOwner, Model, Node, NodeId, ValueDef,
+    Attribute, FunctionId, FunctionKey, GraphId, GraphOwner, Model, Node, NodeId, Value, ValueDef,
     ValueId, normalize_domain,
 };
 use crate::hash::FxMap;
@@ -270,5 +270,78 @@ pub fn call_key(node: &Node) -> FunctionKey {
         domain: node.domain().to_string(),
         name: node.op_type().to_string(),
         overload: node.overload().to_string(),
+    }
+}
+
+/// The checked door for ids that come from outside (the page, Python, a lesson): an
+/// id is live when it indexes its arena and what it names is still part of the model,
+/// reachable from the main graph, a training graph or a function of the library.
+/// Undo leaves removed nodes in the arena (and a compound edit's undo shortens it),
+/// so an id that once named something may now name nothing: every entry point that
+/// takes an id looks it up here first.
+impl Model {
+    /// Whether `g` is a graph of the model: its chain of owners ends at the main
+    /// graph, a training graph or a function in `functions`, and each owning node is
+    /// still in its graph and still holds it.
+    pub fn live_graph(&self, g: GraphId) -> bool {
+        let mut current = g;
+        // Each step goes one scope out, so a well-formed chain is shorter than the
+        // number of graphs; a longer one is a cycle.
+        for _ in 0..=self.graphs.len() {
+            let Some(graph) = self.graphs.get(current) else {
+                return false;
+            };
+            match graph.owner {
+                GraphOwner::Model => return self.graph == Some(current),
+                GraphOwner::Function(f) => {
+                    return self.functions.contains(&f)
+                        && self
+                            .function_arena
+                            .get(f)
+                            .is_some_and(|x| x.body == current);
+                }
+                GraphOwner::Training(i) => {
+                    return self.training_info.get(i).is_some_and(|t| {
+                        t.initialization == Some(current) || t.algorithm == Some(current)
+                    });
+                }
+                GraphOwner::Node(n) => {
+                    let Some(node) = self.nodes.get(n) else {
+                        return false;
+                    };
+                    let held = node.subgraphs().any(|s| s == current);
+                    let listed = self
+                        .graphs
+                        .get(node.graph)
+                        .is_some_and(|p| p.nodes.contains(&n));
+                    if !held || !listed {
+                        return false;
+                    }
+                    current = node.graph;
+                }
+            }
+        }
+        false
+    }
+
+    /// The node `n`, if it is still in a live graph's node list.
+    pub fn live_node(&self, n: NodeId) -> Option<&Node> {
+        let node = self.nodes.get(n)?;
+        let listed = self.graphs.get(node.graph)?.nodes.contains(&n);
+        (listed && self.live_graph(node.graph)).then_some(node)
+    }
+
+    /// The value `v`, if its graph is live.
+    pub fn live_value(&self, v: ValueId) -> Option<&Value> {
+        let value = self.values.get(v)?;
+        self.live_graph(value.graph).then_some(value)
+    }
+
+    /// The function `f`, if it is in the library.
+    pub fn live_function(&self, f: FunctionId) -> Option<&super::Function> {
+        self.functions
+            .contains(&f)
+            .then(|| self.function_arena.get(f))
+            .flatten()
     }
 }

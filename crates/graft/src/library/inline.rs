@@ -27,7 +27,7 @@ pub(crate) struct Engine {
 /// Expands one call (semantics.md §3). The callee is removed when nothing calls it any
 /// more. On error the model is unchanged.
 pub fn inline_call(model: &mut Model, call: NodeId) -> Result<InlineCallReport, LibraryError> {
-    let node = model.nodes.get(call).ok_or(LibraryError::NoNode(call))?;
+    let node = model.live_node(call).ok_or(LibraryError::NoNode(call))?;
     let graph = node.graph;
     let position = model
         .graphs

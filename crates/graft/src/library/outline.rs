@@ -80,13 +80,12 @@ pub fn outline(
         .first()
         .ok_or_else(|| LibraryError::Outline("no nodes selected".into()))?;
     let g = model
-        .nodes
-        .get(first)
+        .live_node(first)
         .ok_or(LibraryError::NoNode(first))?
         .graph;
     let selected: HashSet<NodeId, FxBuild> = nodes.iter().copied().collect();
     for &n in nodes {
-        match model.nodes.get(n) {
+        match model.live_node(n) {
             None => return Err(LibraryError::NoNode(n)),
             Some(node) if node.graph != g => {
                 return Err(LibraryError::Outline(

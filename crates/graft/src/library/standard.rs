@@ -71,14 +71,7 @@ pub fn body_kind(model: &Model, node: NodeId) -> Option<BodyKind> {
 
 /// Replaces one standard-op node by its function body.
 pub fn expand_standard(model: &mut Model, node: NodeId) -> Result<StandardReport, LibraryError> {
-    let n = model.nodes.get(node).ok_or(LibraryError::NoNode(node))?;
-    let in_graph = model
-        .graphs
-        .get(n.graph)
-        .is_some_and(|g| g.nodes.contains(&node));
-    if !in_graph {
-        return Err(LibraryError::NoNode(node));
-    }
+    let n = model.live_node(node).ok_or(LibraryError::NoNode(node))?;
     if body_kind(model, node).is_none() {
         return Err(LibraryError::NoStandardBody {
             op: n.op_type().to_string(),
@@ -215,7 +208,7 @@ fn source(
     node: NodeId,
     inferred: Option<&crate::infer::Inferred>,
 ) -> Result<(Source, &'static OpSchema), LibraryError> {
-    let n = model.nodes.get(node).ok_or(LibraryError::NoNode(node))?;
+    let n = model.live_node(node).ok_or(LibraryError::NoNode(node))?;
     let op = n.op_type().to_string();
     let version = scope_version(model, node).unwrap_or(0);
     let no_body = || LibraryError::NoStandardBody {

@@ -122,7 +122,7 @@ pub fn use_overload(
     call: NodeId,
     overload: &str,
 ) -> Result<(), SpecializeError> {
-    let Some(node) = model.nodes.get(call) else {
+    let Some(node) = model.live_node(call) else {
         return Err(SpecializeError::NoSuchNode(format!("{call:?}")));
     };
     let label = call_label(model, call);
@@ -192,7 +192,7 @@ pub fn specialize_with(
     let mut work = model.clone();
     let mut s = Specializer::new(&work)?;
     s.keep = options.keep.iter().cloned().collect();
-    if work.nodes.get(call).is_none() {
+    if work.live_node(call).is_none() {
         return Err(SpecializeError::NoSuchNode(format!("{call:?}")));
     }
     let mut callee = match crate::calls::resolve(&work, &s.functions, call) {
@@ -496,9 +496,7 @@ impl Specializer {
 
     /// A node still in a graph of the model (not in a removed function's body).
     fn live(&self, model: &Model, n: NodeId) -> bool {
-        model
-            .enclosing_function(model.node(n).graph)
-            .is_none_or(|f| model.functions.contains(&f))
+        model.live_node(n).is_some()
     }
 
     /// Calls that form a cycle make specialization endless: refuse them first.

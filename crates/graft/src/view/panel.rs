@@ -229,7 +229,7 @@ pub struct CallEditor {
 
 /// The generic function `node` calls (the call may name an overload of it).
 pub fn generic_of(model: &Model, node: crate::ir::NodeId) -> Option<crate::ir::FunctionId> {
-    let n = model.nodes.get(node)?;
+    let n = model.live_node(node)?;
     model.find_function(&crate::ir::FunctionKey {
         domain: crate::ir::normalize_domain(n.domain()).to_string(),
         name: n.op_type().to_string(),

@@ -127,8 +127,8 @@ impl Scene {
     /// Opens the groups that are open in `old`, a view of the model before an edit
     /// (see [`View::follow`]), and drops the cached layouts that changes. Returns which
     /// item became which. Call [`Scene::layout`] afterwards.
-    pub fn follow(&mut self, model: &Model, old: &View) -> FxMap<ItemId, ItemId> {
-        let followed = self.view.follow(model, old);
+    pub fn follow(&mut self, model: &Model, old: &View, by_name: bool) -> FxMap<ItemId, ItemId> {
+        let followed = self.view.follow(model, old, by_name);
         for &item in &followed.changed {
             self.invalidate_ancestors(item);
         }
