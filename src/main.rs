@@ -19,6 +19,7 @@ mod toolbar;
 mod warm;
 
 fn main() {
+    platform::install_panic_hook();
     // The same module runs the engine in its worker (`state::engine`), started by the
     // page (`AppState::new`): there, there is no window.
     if platform::in_worker() {

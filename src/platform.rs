@@ -778,6 +778,56 @@ pub fn log_error(message: &str) {
     web_sys::console::error_1(&JsValue::from_str(message));
 }
 
+/// The key of the message a panicking engine sends the page before it stops.
+const PANIC: &str = "panic";
+
+/// What shows a panic's text.
+type Report = Rc<dyn Fn(String)>;
+
+thread_local! {
+    /// On the page: what shows a panic in the banner ([`on_page_panic`]).
+    static PAGE_PANIC: std::cell::RefCell<Option<Report>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+/// Makes every panic say what and where: its message and place go to the console,
+/// and from the engine's worker to the page (which shows them when the engine
+/// stops), from the page to the banner ([`on_page_panic`]).
+pub fn install_panic_hook() {
+    std::panic::set_hook(Box::new(|info| {
+        let place = info
+            .location()
+            .map(|l| format!(" at {}:{}:{}", l.file(), l.line(), l.column()))
+            .unwrap_or_default();
+        let message = info
+            .payload()
+            .downcast_ref::<&str>()
+            .map(|s| (*s).to_string())
+            .or_else(|| info.payload().downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "a panic".into());
+        let where_ = if in_worker() { "engine" } else { "page" };
+        let text = format!("{where_} panicked{place}: {message}");
+        log_error(&text);
+        if in_worker() {
+            let scope: web_sys::DedicatedWorkerGlobalScope = js_sys::global().unchecked_into();
+            let report = js_sys::Object::new();
+            let _ = js_sys::Reflect::set(&report, &PANIC.into(), &JsValue::from_str(&text));
+            let _ = scope.post_message(&report);
+        } else if let Some(report) =
+            PAGE_PANIC.with(|r| r.try_borrow().ok().and_then(|r| r.clone()))
+        {
+            // Later, from the event loop: the panic may have come while the page's
+            // state was in use.
+            set_timeout(move || report(text), Duration::ZERO);
+        }
+    }));
+}
+
+/// On the page: `report` shows a panic of the page's code (its message and place).
+pub fn on_page_panic(report: impl Fn(String) + 'static) {
+    PAGE_PANIC.with(|r| *r.borrow_mut() = Some(Rc::new(report)));
+}
+
 /// Saves `bytes` as a download named `name` of type `mime`.
 pub fn download_as(name: &str, mime: &str, bytes: &[u8]) -> Result<(), String> {
     let parts = Array::of1(&Uint8Array::from(bytes));
@@ -840,11 +890,29 @@ impl EngineWorker {
         let worker = web_sys::Worker::new_with_options(&url, &worker_options).map_err(failed)?;
         let started = Rc::new(Cell::new(false));
         let queue: Rc<std::cell::RefCell<Vec<JsValue>>> = Rc::default();
+        // What the engine said of its panic; the banner shows it when it stops,
+        // whichever of the two the page hears first.
+        let on_error = Rc::new(on_error);
+        let panicked: Rc<std::cell::RefCell<Option<String>>> = Rc::default();
+        let stopped: Rc<std::cell::RefCell<Option<String>>> = Rc::default();
         {
             let (started, queue, target) = (started.clone(), queue.clone(), worker.clone());
+            let (on_error, panicked, stopped) =
+                (on_error.clone(), panicked.clone(), stopped.clone());
             let handler =
                 Closure::<dyn Fn(web_sys::MessageEvent)>::new(move |e: web_sys::MessageEvent| {
                     let data = e.data();
+                    if let Some(text) = js_sys::Reflect::get(&data, &JsValue::from_str(PANIC))
+                        .ok()
+                        .and_then(|v| v.as_string())
+                    {
+                        let stop = stopped.borrow().clone();
+                        if let Some(stop) = stop {
+                            on_error(format!("{stop}; {text}"));
+                        }
+                        *panicked.borrow_mut() = Some(text);
+                        return;
+                    }
                     if data.as_string().as_deref() == Some(STARTED) {
                         started.set(true);
                         for message in queue.borrow_mut().drain(..) {
@@ -874,7 +942,12 @@ impl EngineWorker {
         // The engine failed (a crash in its code): say so on the page.
         let failure = Closure::<dyn Fn(web_sys::ErrorEvent)>::new(move |e: web_sys::ErrorEvent| {
             log_error(&format!("engine: {}", e.message()));
-            on_error(e.message());
+            *stopped.borrow_mut() = Some(e.message());
+            let panic = panicked.borrow().clone();
+            match panic {
+                Some(text) => on_error(format!("{}; {text}", e.message())),
+                None => on_error(e.message()),
+            }
         });
         worker.set_onerror(Some(failure.as_ref().unchecked_ref()));
         failure.forget();

@@ -155,6 +155,13 @@ impl AppState {
                 ..Messages::default()
             });
         };
+        // A panic of the page's own code goes on; the banner names it and its place.
+        platform::on_page_panic(move |text| {
+            messages.set(Messages {
+                error: Some(format!("Something went wrong on the page ({text}).")),
+                ..Messages::default()
+            });
+        });
         match platform::EngineWorker::start(move |message| state.receive(message), stopped) {
             Ok(worker) => {
                 LINK.with(|l| l.borrow_mut().worker = Some(worker));
