@@ -493,11 +493,13 @@ fn Properties() -> impl IntoView {
                                             if value.trim().is_empty() {
                                                 problem.set(None);
                                             } else {
-                                                // The engine's answer for a value since replaced is dropped.
+                                                // The engine's answer for a value since replaced is dropped, and so
+                                                // is one that comes after an edit redrew the editor (its field and
+                                                // signals are gone).
                                                 let checked = value.clone();
                                                 state.check_call_attribute(node, check_name.clone(), value, move |p| {
-                                                    if typed.with_value(|t| *t == checked) {
-                                                        problem.set(p);
+                                                    if typed.try_with_value(|t| *t == checked) == Some(true) {
+                                                        let _ = problem.try_set(p);
                                                     }
                                                 });
                                             }
@@ -632,7 +634,7 @@ fn FunctionLibrary(on_jump: impl Fn(ItemId) + Copy + Send + Sync + 'static) -> i
                         } else {
                             open.set(Some(index));
                             state.call_sites(index, move |hits| {
-                                if open.get_untracked() == Some(index) {
+                                if open.try_get_untracked() == Some(Some(index)) {
                                     sites.set(Some(hits));
                                 }
                             });

@@ -22,7 +22,8 @@ pub fn Outline() -> impl IntoView {
             problem.set(None);
         } else {
             state.new_function_problem(text.clone(), move |p| {
-                if name.get_untracked() == text {
+                // A late answer may find the form closed: nothing to show.
+                if name.try_get_untracked().as_ref() == Some(&text) {
                     problem.set(p);
                 }
             });

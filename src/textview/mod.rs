@@ -25,7 +25,8 @@ pub fn TextPanel() -> impl IntoView {
     Effect::new(move |_| {
         let (which, serial) = (scope.get(), state.serial());
         state.text(which, move |t| {
-            if scope.get_untracked() == which && state.serial() == serial {
+            // A late answer may find the tab closed (`try_`: its signals are gone).
+            if scope.try_get_untracked() == Some(which) && state.serial() == serial {
                 printed.set(t);
             }
         });
