@@ -2060,10 +2060,9 @@ fn nodes_are_edited_inside_a_function_body_and_an_if_branch_with_undo() {
     .unwrap_or_else(|e| panic!("{e}\n{}", app.diagnosis()));
 }
 
-#[test]
-#[ignore = "browser tier: needs dist/ and Chromium; `cargo xtask test` runs it"]
-fn compare_with_the_model_as_opened_marks_what_a_specialization_folded() {
-    let app = App::open();
+/// Opens the live_specialization example, selects the call `tower` and gives its
+/// `mode` field of the call editor, emptied.
+fn tower_mode_field(app: &App) -> graft_tests::webdriver::Element {
     app.browser.set_viewport(1600, 1400).unwrap();
     app.browser
         .goto(&format!(
@@ -2072,11 +2071,19 @@ fn compare_with_the_model_as_opened_marks_what_a_specialization_folded() {
         ))
         .unwrap();
     app.wait("graph-ready");
-    // Specialize the call tower with mode = 1 from its editor.
-    click_node(&app, "tower", false);
+    click_node(app, "tower", false);
     app.wait("call-editor");
     let mode = app.wait("call-attr-mode");
     app.browser.clear(&mode).unwrap();
+    mode
+}
+
+#[test]
+#[ignore = "browser tier: needs dist/ and Chromium; `cargo xtask test` runs it"]
+fn compare_with_the_model_as_opened_marks_what_a_specialization_folded() {
+    let app = App::open();
+    // Specialize the call tower with mode = 1 from its editor.
+    let mode = tower_mode_field(&app);
     app.browser.send_keys(&mode, "1\u{E004}").unwrap();
     wait_for_graph_text(&app, "mode_1", "the call to show its overload");
 
@@ -2757,18 +2764,7 @@ fn undo_raced_with_a_rename_after_a_text_apply_renames_nothing() {
 #[ignore = "browser tier: needs dist/ and Chromium; `cargo xtask test` runs it"]
 fn typing_on_while_a_call_attribute_applies_does_not_trap_the_page() {
     let app = App::open();
-    app.browser.set_viewport(1600, 1400).unwrap();
-    app.browser
-        .goto(&format!(
-            "{}?model=examples/live_specialization.onnx",
-            app.url
-        ))
-        .unwrap();
-    app.wait("graph-ready");
-    click_node(&app, "tower", false);
-    app.wait("call-editor");
-    let mode = app.wait("call-attr-mode");
-    app.browser.clear(&mode).unwrap();
+    let mode = tower_mode_field(&app);
     app.browser.send_keys(&mode, "2\u{E007}5").unwrap();
     wait_for_graph_text(&app, "mode_2", "the call to show its overload");
     // The check's answer comes after the redraw: give it time to land.
