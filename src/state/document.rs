@@ -215,4 +215,47 @@ impl Session {
     pub fn edit_log(&self) -> String {
         self.edits.log_json()
     }
+
+    /// Applies an edit log (as [`Session::edit_log`] writes it) to the open model,
+    /// each edit undoable, as a restarted engine gets its session back, and shows
+    /// `note` in the banner. An edit the model refuses stops it, said there too, the
+    /// edits before it kept.
+    pub fn restore(&mut self, log: &str, note: String) {
+        self.error = Some(note);
+        let edits: Vec<graft::edit::Edit> = match serde_json::from_str(log) {
+            Ok(edits) => edits,
+            Err(e) => {
+                self.error = Some(format!("The kept edits do not read: {e}"));
+                return;
+            }
+        };
+        let Some(open) = self.open.as_mut() else {
+            return;
+        };
+        let mut model = std::mem::take(&mut open.model);
+        let (mut applied, total) = (0, edits.len());
+        let mut refused = None;
+        for edit in edits {
+            match self
+                .edits
+                .apply_checked(&mut model, edit, &mut open.checked)
+            {
+                Ok(_) => applied += 1,
+                Err(e) => {
+                    refused = Some(e);
+                    break;
+                }
+            }
+        }
+        if applied == 0 {
+            open.model = model;
+        } else {
+            self.show_edited(model, &Touched::whole(), None, true);
+        }
+        if let Some(e) = refused {
+            self.error = Some(format!(
+                "Only {applied} of the {total} kept edits could be applied again: {e}"
+            ));
+        }
+    }
 }

@@ -32,6 +32,8 @@ struct Engine {
     /// pieces): it is done when that ends.
     deferred: bool,
     sent: FxMap<&'static str, u64>,
+    /// An edit log to apply once the open in progress is in (`Request::Restore`).
+    restore: Option<(String, String)>,
 }
 
 thread_local! {
@@ -506,6 +508,16 @@ fn handle(seq: u64, serial: u64, request: Request, files: PickedFiles) {
             None
         }
         Request::ReuseRunInputs => edit(Session::reuse_run_inputs),
+        Request::Restore { log, note } => {
+            // Sent right after the open it belongs to: kept until that open is in.
+            if with(|e| e.session.pending().is_some()) {
+                with(|e| e.restore = Some((log, note)));
+            } else {
+                change(|s| s.restore(&log, note));
+            }
+            None
+        }
+        Request::Fault => panic!("the page asked the engine to stop (a test of the restart)"),
     };
     with(|e| {
         if !e.deferred {
@@ -641,7 +653,11 @@ impl Engine {
             let s = &self.session;
             s.open().map_or((0, 0), |o| (o.serial, s.opened()))
         };
-        if self.changed("stamp", &stamp) | document {
+        let new_state = self.changed("stamp", &stamp);
+        if new_state {
+            u.log = Some(self.session.edit_log());
+        }
+        if new_state | document {
             let s = &self.session;
             let doc = Document {
                 serial: stamp.0,
@@ -869,9 +885,17 @@ async fn load(
 ) {
     let started = platform::now_ms();
     let opened = stages(ticket, name, origin, files, sources).await;
+    // A kept log belongs to this open: applied if it opened, else dropped.
+    let restore = with(|e| e.restore.take());
     if let Some(opened) = opened {
         let shown = platform::now_ms();
-        change(|s| s.finish_open(ticket, opened));
+        let fine = change(|s| {
+            s.finish_open(ticket, opened);
+            s.error().is_none()
+        });
+        if let Some((log, note)) = restore.filter(|_| fine) {
+            change(|s| s.restore(&log, note));
+        }
         platform::publish_timing("open_show_ms", platform::now_ms() - shown);
         platform::publish_timing("open_ms", platform::now_ms() - started);
     }

@@ -161,6 +161,16 @@ pub enum Request {
     GiveRunInput(String),
     ClearRunInput(String),
     ReuseRunInputs,
+    /// An edit log (`Update::log`) to apply to the model being opened, or the open
+    /// one, and what the banner says then: how a restarted engine gets the session
+    /// back.
+    Restore {
+        log: String,
+        note: String,
+    },
+    /// Stops the engine as a panic would (only a page opened with `?faults` sends
+    /// it: the test of the restart).
+    Fault,
     /// Runs the open model and the one it is compared with on the same inputs.
     RunCompare {
         bridge: String,
@@ -410,5 +420,8 @@ pub struct Update {
     pub run: Option<Option<RunView>>,
     /// The model (`opened`) the drawings beside this message are of.
     pub drawn: Option<u64>,
+    /// The open model's edit log (`Session::edit_log`), whenever the model state
+    /// changed: the page keeps it to restart a stopped engine with nothing lost.
+    pub log: Option<String>,
     pub timings: Vec<(String, f64)>,
 }

@@ -1404,3 +1404,43 @@ fn ids_from_before_an_undone_inline_are_refused_by_every_handler() {
     assert!(s.redo());
     assert!(s.open().unwrap().model.live_node(node).is_some());
 }
+
+/// A restarted engine gets its session back: the edit log of one session, applied
+/// to the same model freshly opened, gives the same model and history, each edit
+/// undoable; a log the model refuses part way keeps the edits before and says so.
+#[test]
+fn the_kept_edit_log_restores_the_session_on_the_model_opened_again() {
+    let mut s = Session::default();
+    open(&mut s, vec![example_file("mlp.onnx")]);
+    let softmax = s.open().unwrap().model.nodes.iter().last().unwrap().0;
+    assert!(s.rename_node(softmax, "renamed"));
+    assert!(s.apply_text(None, &mlp_with_relu2(&s)));
+    s.begin_inline(vec![example_file("mlp.onnx")]).unwrap();
+    s.apply_inline().unwrap();
+    let edited = graft::text::print_model(&s.open().unwrap().model);
+    let log = s.edit_log();
+
+    let mut again = Session::default();
+    open(&mut again, vec![example_file("mlp.onnx")]);
+    again.restore(&log, "restarted".into());
+    assert_eq!(
+        graft::text::print_model(&again.open().unwrap().model),
+        edited
+    );
+    assert_eq!(again.history(), s.history());
+    assert_eq!(again.error(), Some("restarted"));
+    assert!(again.undo() && again.undo() && again.undo() && !again.can_undo());
+
+    // A log whose second edit names a node the model does not have: the first is
+    // kept, the banner says where it stopped.
+    let mut other = Session::default();
+    open(&mut other, vec![example_file("mlp.onnx")]);
+    let refused = r#"[{"edit":"rename_node","graph":"main","node":5,"to":"renamed"},
+                      {"edit":"rename_node","graph":"main","node":99,"to":"gone"}]"#;
+    other.restore(refused, "restarted".into());
+    let said = other.error().unwrap_or_default().to_string();
+    assert!(said.starts_with("Only 1 of the 2 kept edits"), "{said}");
+    assert_eq!(other.history().0.len(), 1);
+    other.restore("not a log", "restarted".into());
+    assert!(other.error().unwrap_or_default().contains("do not read"));
+}
