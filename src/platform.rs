@@ -31,6 +31,7 @@ pub struct LoadedFile {
 }
 
 /// Files the user chose or dropped, not read yet.
+#[derive(Clone)]
 pub struct PickedFiles(Vec<File>);
 
 impl PickedFiles {
@@ -823,6 +824,13 @@ pub fn install_panic_hook() {
     }));
 }
 
+/// On the page: makes `f` callable from a script as `window[name]()`.
+pub fn expose(name: &str, f: impl Fn() + 'static) {
+    let closure = Closure::<dyn Fn()>::new(f);
+    let _ = js_sys::Reflect::set(&window(), &JsValue::from_str(name), closure.as_ref());
+    closure.forget();
+}
+
 /// On the page: `report` shows a panic of the page's code (its message and place).
 pub fn on_page_panic(report: impl Fn(String) + 'static) {
     PAGE_PANIC.with(|r| *r.borrow_mut() = Some(Rc::new(report)));
@@ -959,6 +967,11 @@ impl EngineWorker {
             started,
             queue,
         })
+    }
+
+    /// Stops the worker.
+    pub fn terminate(&self) {
+        self.worker.terminate();
     }
 
     /// Sends a request's JSON, with the picked files beside it (the browser passes

@@ -2772,3 +2772,56 @@ fn typing_on_while_a_call_attribute_applies_does_not_trap_the_page() {
     assert!(panics(&app).is_empty(), "{}", app.diagnosis());
     assert_eq!(app.error(), "", "{}", app.diagnosis());
 }
+
+/// Issue 35: an engine that dies anyway (here one told to, with `?faults`) is started
+/// again from the kept session: the model opened again from where it came from and
+/// its edit log applied, so no edit is lost, and the banner says what stopped it,
+/// where, and what was kept.
+#[test]
+#[ignore = "browser tier: needs dist/ and Chromium; `cargo xtask test` runs it"]
+fn a_stopped_engine_is_restarted_with_the_open_model_and_its_edits() {
+    let app = App::open();
+    app.browser.set_viewport(1600, 1400).unwrap();
+    app.browser
+        .goto(&format!("{}?model=examples/mlp.onnx&faults=1", app.url))
+        .unwrap();
+    app.wait("graph-ready");
+    click_node(&app, "Softmax", false);
+    app.wait("node-editor");
+    type_into(&app, "node-name", "renamed_softmax");
+    wait_for_graph_text(&app, "renamed_softmax", "the renamed node");
+    click_node(&app, "renamed_softmax", false);
+    type_into(&app, "node-add-op", "Sigmoid");
+    wait_for_graph_text(&app, "Sigmoid", "the added node");
+    let edited = model_text(&app);
+
+    app.browser
+        .execute("window.__graftEngineFault();", vec![])
+        .unwrap();
+    // Read in the page: the banner is redrawn as the engine's word comes in.
+    let said = wait_until(e2e::TIMEOUT, "the restart in the banner", || {
+        let said = app.browser.execute(
+            "return document.querySelector('[data-testid=\"error\"]')?.textContent || '';",
+            vec![],
+        )?;
+        let said = said.as_str().unwrap_or_default().to_string();
+        Ok(said.contains("started again").then_some(said))
+    })
+    .unwrap_or_else(|e| panic!("{e}\n{}", app.diagnosis()));
+    assert!(said.contains("2 edit(s)"), "{said}");
+    assert!(
+        said.contains("engine panicked at src/state/engine.rs"),
+        "the panic's place: {said}"
+    );
+    wait_until(e2e::TIMEOUT, "the edited model, open again", || {
+        Ok((model_text(&app) == edited).then_some(()))
+    })
+    .unwrap_or_else(|e| panic!("{e}\n{}", app.diagnosis()));
+    // The edits are undoable in the new engine.
+    app.click("undo");
+    wait_until(e2e::TIMEOUT, "the undone Sigmoid", || {
+        Ok((!graph_text(&app).contains("Sigmoid")).then_some(()))
+    })
+    .unwrap_or_else(|e| panic!("{e}\n{}", app.diagnosis()));
+    assert!(graph_text(&app).contains("renamed_softmax"));
+}

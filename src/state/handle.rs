@@ -39,7 +39,21 @@ struct Link {
     /// the engine took the Cancel does not bring it back.
     cancelled_at: u64,
     waiting: Waiting,
+    /// Which engine is running (one more for each restart).
+    generation: u64,
+    /// When the running engine was started after a stop (`platform::now_ms`).
+    started_at: f64,
+    /// The last open sent, and the open that the open model came from (with its
+    /// files), and its edit log: what a restarted engine is given.
+    sent_open: Option<(Request, Option<PickedFiles>)>,
+    kept_open: Option<(Request, Option<PickedFiles>)>,
+    kept_log: Option<String>,
+    /// How many models the engine had opened when `kept_open` was taken.
+    kept_opened: u64,
 }
+
+/// An engine that stops this soon after a restart is not started again.
+const RESTART_AFTER_MS: f64 = 5000.0;
 
 thread_local! {
     static LINK: RefCell<Link> = RefCell::new(Link {
@@ -48,6 +62,12 @@ thread_local! {
         selected_at: 0,
         cancelled_at: 0,
         waiting: Waiting::default(),
+        generation: 0,
+        started_at: f64::NEG_INFINITY,
+        sent_open: None,
+        kept_open: None,
+        kept_log: None,
+        kept_opened: 0,
     });
 }
 
@@ -147,14 +167,6 @@ impl AppState {
             presenting: RwSignal::new(false),
             initial_view: StoredValue::new(None),
         };
-        let stopped = move |message: String| {
-            messages.set(Messages {
-                error: Some(format!(
-                    "The engine stopped ({message}). Reload the page to go on; the open model is lost."
-                )),
-                ..Messages::default()
-            });
-        };
         // A panic of the page's own code goes on; the banner names it and its place.
         platform::on_page_panic(move |text| {
             messages.set(Messages {
@@ -162,20 +174,102 @@ impl AppState {
                 ..Messages::default()
             });
         });
-        match platform::EngineWorker::start(move |message| state.receive(message), stopped) {
-            Ok(worker) => {
-                LINK.with(|l| l.borrow_mut().worker = Some(worker));
-                // The sizes of symbolic dimensions given on earlier visits.
-                for (symbol, size) in remembered_sizes() {
-                    state.send(Request::SetRunSize(symbol, size));
-                }
-            }
-            Err(message) => messages.set(Messages {
+        if platform::query_parameter("faults").is_some() {
+            platform::expose("__graftEngineFault", move || {
+                state.send(Request::Fault);
+            });
+        }
+        if let Err(message) = state.start_engine() {
+            messages.set(Messages {
                 error: Some(message),
                 ..Messages::default()
-            }),
+            });
         }
         state
+    }
+
+    /// Starts an engine in its worker, and gives it the sizes of symbolic dimensions
+    /// given on earlier visits.
+    fn start_engine(self) -> Result<(), String> {
+        let generation = LINK.with(|l| {
+            let mut l = l.borrow_mut();
+            l.generation += 1;
+            l.generation
+        });
+        let worker = platform::EngineWorker::start(
+            move |message| self.receive(message),
+            move |message| self.engine_stopped(generation, message),
+        )?;
+        LINK.with(|l| l.borrow_mut().worker = Some(worker));
+        for (symbol, size) in remembered_sizes() {
+            self.send(Request::SetRunSize(symbol, size));
+        }
+        Ok(())
+    }
+
+    /// The engine of `generation` stopped (a panic, or a trap in its code): a new
+    /// one is started and given the kept session: the open model is opened again
+    /// from where it came from and its edit log applied, so no edit is lost (the
+    /// undone edits, the open groups and the selection are). An engine that stops
+    /// again within a few seconds of its start is not restarted. A late word of an
+    /// engine already replaced (its panic's message) only adds to the banner.
+    fn engine_stopped(self, generation: u64, message: String) {
+        let (current, started_at) = LINK.with(|l| {
+            let l = l.borrow();
+            (l.generation, l.started_at)
+        });
+        let say = |text: String| {
+            self.messages.set(Messages {
+                error: Some(text),
+                ..Messages::default()
+            });
+        };
+        if generation != current {
+            let said = self.messages.with_untracked(|m| m.error.clone());
+            if let Some(said) = said.filter(|s| !s.contains(&message)) {
+                say(format!("{said} ({message})"));
+            }
+            return;
+        }
+        let (kept, log) = LINK.with(|l| {
+            let mut l = l.borrow_mut();
+            if let Some(worker) = l.worker.take() {
+                worker.terminate();
+            }
+            l.waiting = Waiting::default();
+            (l.kept_open.clone(), l.kept_log.clone())
+        });
+        let again_soon = platform::now_ms() - started_at < RESTART_AFTER_MS;
+        let Some((open, files)) = kept.filter(|_| !again_soon) else {
+            say(format!(
+                "The engine stopped ({message}). Reload the page to go on; the open model is lost."
+            ));
+            return;
+        };
+        LINK.with(|l| l.borrow_mut().started_at = platform::now_ms());
+        // The new engine counts model states afresh: what the page holds of the old
+        // one's (ids, items) must not pass for the new one's.
+        self.document.update(|d| d.serial = 0);
+        if let Err(e) = self.start_engine() {
+            say(format!(
+                "The engine stopped ({message}) and could not start again: {e}"
+            ));
+            return;
+        }
+        self.send_with(open, files);
+        let edits = log
+            .as_deref()
+            .and_then(|l| serde_json::from_str::<Vec<serde_json::Value>>(l).ok())
+            .map_or(0, |l| l.len());
+        let note = format!(
+            "The engine stopped ({message}) and was started again: the model is open again \
+             with its {edits} edit(s). Undone edits and the open groups were not kept."
+        );
+        say(note.clone());
+        self.send(Request::Restore {
+            log: log.unwrap_or_else(|| "[]".into()),
+            note,
+        });
     }
 
     /// Sends `request` (with `files`); its sequence number.
@@ -194,6 +288,12 @@ impl AppState {
                 Request::Select(_) | Request::ShiftSelect(_) | Request::SelectFromOther(_)
             ) {
                 l.selected_at = l.seq;
+            }
+            if matches!(
+                envelope.request,
+                Request::OpenExample { .. } | Request::OpenUrl(_) | Request::OpenFiles
+            ) {
+                l.sent_open = Some((envelope.request.clone(), files.clone()));
             }
             match (&l.worker, serde_json::to_string(&envelope)) {
                 (Some(worker), Ok(json)) => worker.post(&json, files),
@@ -236,7 +336,18 @@ impl AppState {
             platform::publish_timing(name, *ms);
         }
         if let Some(d) = update.document {
+            // A model opened: it is the one the last open sent brought.
+            LINK.with(|l| {
+                let mut l = l.borrow_mut();
+                if d.opened != l.kept_opened {
+                    l.kept_opened = d.opened;
+                    l.kept_open = l.sent_open.clone();
+                }
+            });
             self.document.set(d);
+        }
+        if let Some(log) = update.log {
+            LINK.with(|l| l.borrow_mut().kept_log = Some(log));
         }
         if let Some(p) = update.palette {
             self.palette.set(p);
