@@ -1420,4 +1420,119 @@ mod tests {
         // dropped: a toggle of one that is gone does nothing.
         assert_eq!(e.current(inlined, Request::Toggle(item)), Err(None));
     }
+
+    /// A small deterministic generator (xorshift), so a failure replays by seed.
+    struct Dice(u64);
+
+    impl Dice {
+        fn below(&mut self, n: usize) -> usize {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            (self.0 % n.max(1) as u64) as usize
+        }
+    }
+
+    /// The engine's property under undo, redo, inlines and replacements: requests by
+    /// node id made on any earlier state of the model, sent in any order, never
+    /// panic, never name another node than the one they were made on (an accepted
+    /// request's node has the op it had then), and never leave the model worse by
+    /// the checker; undoing everything gives back the model as opened.
+    #[test]
+    fn stale_requests_in_any_order_never_name_another_node() {
+        for seed in 1..=12u64 {
+            let mut dice = Dice(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15));
+            let mut e = engine_with("mlp.onnx");
+            let opened = graft::text::print_model(&e.session.open().unwrap().model);
+            let errors = |e: &Engine| {
+                let open = e.session.open().unwrap();
+                let checked = open.checked.diagnostics().iter();
+                checked
+                    .filter(|d| d.severity == graft::Severity::Error)
+                    .count()
+            };
+            let at_open = errors(&e);
+            // Every state seen: its serial and the op of each node id live in it.
+            let mut states: Vec<(u64, Vec<(NodeId, String)>)> = Vec::new();
+            let snapshot = |e: &Engine| {
+                let open = e.session.open().unwrap();
+                let m = &open.model;
+                let ops = m
+                    .nodes
+                    .iter()
+                    .filter(|(n, _)| m.live_node(*n).is_some())
+                    .map(|(n, node)| (n, node.op_type().to_string()))
+                    .collect();
+                (open.serial, ops)
+            };
+            states.push(snapshot(&e));
+            for step in 0..40 {
+                let what = format!("seed {seed}, step {step}");
+                match dice.below(9) {
+                    0 => {
+                        e.session.undo();
+                    }
+                    1 => {
+                        e.session.redo();
+                    }
+                    2 => {
+                        let text = graft::text::print_model(&e.session.open().unwrap().model);
+                        let relu = r#"["layer1/Relu"] "layer1.out" = Relu("layer1.linear")"#;
+                        if text.contains(relu) && !text.contains("layer1.out2") {
+                            let text = crate::state::tests::mlp_with_relu2(&e.session);
+                            e.session.apply_text(None, &text);
+                        }
+                    }
+                    3 => {
+                        if e.session.open().unwrap().model.nodes.len() < 40 {
+                            let _ = e.session.begin_inline(vec![example_file("mlp.onnx")]);
+                            let _ = e.session.apply_inline();
+                            e.session.cancel_inline();
+                        }
+                    }
+                    _ => {
+                        // A request by id from some state seen, maybe long gone.
+                        let (made_on, ops) = &states[dice.below(states.len())];
+                        let Some((node, op)) = ops.get(dice.below(ops.len())).cloned() else {
+                            continue;
+                        };
+                        let request = match dice.below(4) {
+                            0 => Request::RenameNode(node, format!("r{step}")),
+                            1 => Request::ExpandStandard(node),
+                            2 => Request::SetAttribute(node, "alpha = 0.5".into()),
+                            _ => Request::AddAfter(node, "Relu".into()),
+                        };
+                        e.session.dismiss_error();
+                        let Ok(request) = e.current(*made_on, request) else {
+                            continue;
+                        };
+                        let now = e.session.open().unwrap().model.live_node(node);
+                        let now = now.map(|n| n.op_type().to_string());
+                        let applied = match request {
+                            Request::RenameNode(n, to) => e.session.rename_node(n, &to),
+                            Request::ExpandStandard(n) => e.session.expand_standard(n),
+                            Request::SetAttribute(n, t) => e.session.set_attribute(n, &t),
+                            Request::AddAfter(n, op) => e.session.add_after(n, &op),
+                            other => unreachable!("{other:?}"),
+                        };
+                        if applied {
+                            assert_eq!(now.as_deref(), Some(op.as_str()), "{what}: {node:?}");
+                        }
+                    }
+                }
+                e.carry();
+                assert!(errors(&e) <= at_open, "{what}: the model got worse");
+                let state = snapshot(&e);
+                if states.last().map(|s| s.0) != Some(state.0) {
+                    states.push(state);
+                }
+            }
+            while e.session.undo() {}
+            assert_eq!(
+                graft::text::print_model(&e.session.open().unwrap().model),
+                opened,
+                "seed {seed}: undoing everything"
+            );
+        }
+    }
 }
