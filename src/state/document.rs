@@ -216,6 +216,21 @@ impl Session {
         self.edits.log_json()
     }
 
+    /// The stamps of the edits in force (`History::stamps`), and the JSON of each
+    /// edit from `from` on.
+    pub fn log_stamps(&self) -> Vec<u64> {
+        self.edits.stamps()
+    }
+
+    pub fn log_from(&self, from: usize) -> Vec<String> {
+        let log = self.edits.log();
+        let edits = log.get(from..).unwrap_or_default();
+        edits
+            .iter()
+            .filter_map(|e| serde_json::to_string(e).ok())
+            .collect()
+    }
+
     /// Applies an edit log (as [`Session::edit_log`] writes it) to the open model,
     /// each edit undoable, as a restarted engine gets its session back, and shows
     /// `note` in the banner. An edit the model refuses stops it, said there too, the

@@ -9,8 +9,8 @@ use std::cell::RefCell;
 use std::hash::{Hash, Hasher};
 
 use super::protocol::{
-    Answer, Document, Draft, Envelope, Messages, Names, Request, SceneInfo, Selection, Update,
-    Viewport,
+    Answer, Document, Draft, Envelope, LogChange, Messages, Names, Request, SceneInfo, Selection,
+    Update, Viewport,
 };
 use super::*;
 
@@ -34,6 +34,8 @@ struct Engine {
     sent: FxMap<&'static str, u64>,
     /// An edit log to apply once the open in progress is in (`Request::Restore`).
     restore: Option<(String, String)>,
+    /// The stamps of the edit log the page has (`Update::log`).
+    log_sent: Vec<u64>,
 }
 
 thread_local! {
@@ -653,11 +655,20 @@ impl Engine {
             let s = &self.session;
             s.open().map_or((0, 0), |o| (o.serial, s.opened()))
         };
-        let new_state = self.changed("stamp", &stamp);
-        if new_state {
-            u.log = Some(self.session.edit_log());
+        let stamps = self.session.log_stamps();
+        if stamps != self.log_sent {
+            let keep = stamps
+                .iter()
+                .zip(&self.log_sent)
+                .take_while(|(a, b)| a == b)
+                .count();
+            u.log = Some(LogChange {
+                keep,
+                add: self.session.log_from(keep),
+            });
+            self.log_sent = stamps;
         }
-        if new_state | document {
+        if self.changed("stamp", &stamp) | document {
             let s = &self.session;
             let doc = Document {
                 serial: stamp.0,
@@ -1419,6 +1430,41 @@ mod tests {
         // The view's items of the inlined state are carried through the undo, or
         // dropped: a toggle of one that is gone does nothing.
         assert_eq!(e.current(inlined, Request::Toggle(item)), Err(None));
+    }
+
+    /// The page's copy of the edit log, kept by the changes each update carries,
+    /// is the engine's log after edits, undo, a new edit (the undone one replaced)
+    /// and another open; an unchanged log is not sent again.
+    #[test]
+    fn the_page_keeps_the_edit_log_from_its_changes_alone() {
+        let mut e = engine_with("mlp.onnx");
+        let mut copy: Vec<String> = Vec::new();
+        let mut follow = |e: &mut Engine| {
+            let (update, _) = e.update(None, true);
+            let sent = read_back(&update).log;
+            if let Some(change) = &sent {
+                copy.truncate(change.keep);
+                copy.extend(change.add.iter().cloned());
+            }
+            assert_eq!(copy, e.session.log_from(0));
+            sent
+        };
+        let nodes: Vec<NodeId> = {
+            let m = &e.session.open().unwrap().model;
+            m.graph(m.graph.unwrap()).nodes.clone()
+        };
+        follow(&mut e);
+        assert!(e.session.rename_node(nodes[0], "a"));
+        assert_eq!(follow(&mut e).map(|c| (c.keep, c.add.len())), Some((0, 1)));
+        assert!(e.session.rename_node(nodes[1], "b"));
+        assert_eq!(follow(&mut e).map(|c| (c.keep, c.add.len())), Some((1, 1)));
+        assert_eq!(follow(&mut e), None, "nothing new: nothing sent");
+        assert!(e.session.undo());
+        assert_eq!(follow(&mut e).map(|c| (c.keep, c.add.len())), Some((1, 0)));
+        assert!(e.session.rename_node(nodes[2], "c"));
+        assert_eq!(follow(&mut e).map(|c| (c.keep, c.add.len())), Some((1, 1)));
+        open(&mut e.session, vec![example_file("mlp.onnx")]);
+        assert_eq!(follow(&mut e).map(|c| (c.keep, c.add.len())), Some((0, 0)));
     }
 
     /// A small deterministic generator (xorshift), so a failure replays by seed.

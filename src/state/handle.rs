@@ -47,7 +47,8 @@ struct Link {
     /// files), and its edit log: what a restarted engine is given.
     sent_open: Option<(Request, Option<PickedFiles>)>,
     kept_open: Option<(Request, Option<PickedFiles>)>,
-    kept_log: Option<String>,
+    /// Each edit's JSON.
+    kept_log: Vec<String>,
     /// How many models the engine had opened when `kept_open` was taken.
     kept_opened: u64,
 }
@@ -66,7 +67,7 @@ thread_local! {
         started_at: f64::NEG_INFINITY,
         sent_open: None,
         kept_open: None,
-        kept_log: None,
+        kept_log: Vec::new(),
         kept_opened: 0,
     });
 }
@@ -237,7 +238,8 @@ impl AppState {
                 worker.terminate();
             }
             l.waiting = Waiting::default();
-            (l.kept_open.clone(), l.kept_log.clone())
+            // The new engine's updates describe its own log from the start.
+            (l.kept_open.clone(), std::mem::take(&mut l.kept_log))
         });
         let again_soon = platform::now_ms() - started_at < RESTART_AFTER_MS;
         let Some((open, files)) = kept.filter(|_| !again_soon) else {
@@ -257,17 +259,14 @@ impl AppState {
             return;
         }
         self.send_with(open, files);
-        let edits = log
-            .as_deref()
-            .and_then(|l| serde_json::from_str::<Vec<serde_json::Value>>(l).ok())
-            .map_or(0, |l| l.len());
+        let edits = log.len();
         let note = format!(
             "The engine stopped ({message}) and was started again: the model is open again \
              with its {edits} edit(s). Undone edits and the open groups were not kept."
         );
         say(note.clone());
         self.send(Request::Restore {
-            log: log.unwrap_or_else(|| "[]".into()),
+            log: format!("[{}]", log.join(",")),
             note,
         });
     }
@@ -346,8 +345,12 @@ impl AppState {
             });
             self.document.set(d);
         }
-        if let Some(log) = update.log {
-            LINK.with(|l| l.borrow_mut().kept_log = Some(log));
+        if let Some(change) = update.log {
+            LINK.with(|l| {
+                let log = &mut l.borrow_mut().kept_log;
+                log.truncate(change.keep);
+                log.extend(change.add);
+            });
         }
         if let Some(p) = update.palette {
             self.palette.set(p);

@@ -312,6 +312,14 @@ pub enum Answer {
     },
 }
 
+/// A change of the edit log: keep the first `keep` edits, then append `add` (each
+/// edit's JSON, as `graft apply` reads them).
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Default)]
+pub struct LogChange {
+    pub keep: usize,
+    pub add: Vec<String>,
+}
+
 /// What the page shows of the open model and its history, sent when it changes.
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Default)]
 pub struct Document {
@@ -420,8 +428,8 @@ pub struct Update {
     pub run: Option<Option<RunView>>,
     /// The model (`opened`) the drawings beside this message are of.
     pub drawn: Option<u64>,
-    /// The open model's edit log (`Session::edit_log`), whenever the model state
-    /// changed: the page keeps it to restart a stopped engine with nothing lost.
-    pub log: Option<String>,
+    /// What changed in the open model's edit log since the last update: the page
+    /// keeps a copy to restart a stopped engine with nothing lost.
+    pub log: Option<LogChange>,
     pub timings: Vec<(String, f64)>,
 }

@@ -515,9 +515,14 @@ pub fn replay(model: &mut Model, json: &str) -> Result<usize, EditError> {
 /// Undo and redo over a model's edits, without a fixed limit.
 #[derive(Debug, Default)]
 pub struct History {
-    done: Vec<(Edit, Undo)>,
+    /// Each edit in force with its undo and its stamp ([`History::stamps`]).
+    done: Vec<(Edit, Undo, u64)>,
     undone: Vec<Edit>,
 }
+
+/// The last stamp given, across every history (a new one's stamps never repeat an
+/// old one's).
+static STAMP: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 
 impl History {
     /// Applies `edit` when it leaves the model no worse by the checker (checking the
@@ -538,7 +543,7 @@ impl History {
     ) -> Result<Touched, EditError> {
         let change = edit.resolve(model)?;
         let (u, touched) = held_to_checker(model, &change, checked)?;
-        self.done.push((edit, u));
+        self.push(edit, u);
         self.undone.clear();
         Ok(touched)
     }
@@ -552,7 +557,7 @@ impl History {
         checked: &mut Checked,
     ) -> Result<Touched, EditError> {
         let (edit, u, touched) = apply_checked(model, change, checked)?;
-        self.done.push((edit, u));
+        self.push(edit, u);
         self.undone.clear();
         Ok(touched)
     }
@@ -560,7 +565,7 @@ impl History {
     /// Undoes the last edit; returns it and what undoing it touched, or `None` when
     /// there is nothing to undo.
     pub fn undo(&mut self, model: &mut Model) -> Option<(Edit, Touched)> {
-        let (edit, u) = self.done.pop()?;
+        let (edit, u, _) = self.done.pop()?;
         let touched = u.touched_by_undo(model);
         undo(model, u);
         self.undone.push(edit.clone());
@@ -575,7 +580,7 @@ impl History {
         match apply(model, &edit) {
             Ok(u) => {
                 let touched = u.touched(model);
-                self.done.push((edit.clone(), u));
+                self.push(edit.clone(), u);
                 Ok(Some((edit, touched)))
             }
             Err(e) => {
@@ -593,9 +598,21 @@ impl History {
         !self.undone.is_empty()
     }
 
+    fn push(&mut self, edit: Edit, undo: Undo) {
+        let stamp = STAMP.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+        self.done.push((edit, undo, stamp));
+    }
+
     /// The edits in force, oldest first.
     pub fn log(&self) -> Vec<&Edit> {
-        self.done.iter().map(|(e, _)| e).collect()
+        self.done.iter().map(|(e, _, _)| e).collect()
+    }
+
+    /// A stamp for each edit in force, oldest first, new for every edit applied or
+    /// redone in any history: two logs agree up to where their stamps do, so a copy of the log is
+    /// kept up to date with the edits past that point alone.
+    pub fn stamps(&self) -> Vec<u64> {
+        self.done.iter().map(|(_, _, s)| *s).collect()
     }
 
     /// The undone edits, next to redo last.
