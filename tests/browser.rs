@@ -1049,6 +1049,26 @@ fn python_passes(program: &str, arg: &str) {
     );
 }
 
+/// Drops the MLP example on the inline zone and waits for the dialog.
+fn drop_mlp_on_the_inline_zone(app: &App) {
+    drop_file(app, "examples/mlp.onnx", "mlp.onnx", &testid("drop-inline"));
+    app.wait("inline-dialog");
+}
+
+/// Binds the guest's input x to the host's x, applies, and waits for the dialog to
+/// close.
+fn apply_inline_bound_to_x(app: &App) {
+    let bind = app.wait("inline-bind-x");
+    app.browser.clear(&bind).unwrap();
+    app.browser.send_keys(&bind, "x\u{E004}").unwrap();
+    app.wait("inline-summary");
+    app.click("inline-apply");
+    wait_until(e2e::TIMEOUT, "the dialog to close", || {
+        Ok(app.get("inline-dialog").is_none().then_some(()))
+    })
+    .unwrap();
+}
+
 #[test]
 #[ignore = "browser tier: needs dist/ and Chromium; `cargo xtask test` runs it"]
 fn a_model_dropped_on_the_inline_zone_is_previewed_applied_and_exported() {
@@ -1059,13 +1079,7 @@ fn a_model_dropped_on_the_inline_zone_is_previewed_applied_and_exported() {
     app.wait("graph-ready");
     let host_nodes = graph_text(&app);
 
-    drop_file(
-        &app,
-        "examples/mlp.onnx",
-        "mlp.onnx",
-        &testid("drop-inline"),
-    );
-    app.wait("inline-dialog");
+    drop_mlp_on_the_inline_zone(&app);
     let summary = app.text("inline-summary");
     assert!(summary.contains("adds 6 node"), "{summary}");
     assert!(
@@ -1089,15 +1103,7 @@ fn a_model_dropped_on_the_inline_zone_is_previewed_applied_and_exported() {
         json!(true)
     );
     // The guest reads the host's own input x instead.
-    let bind = app.wait("inline-bind-x");
-    app.browser.clear(&bind).unwrap();
-    app.browser.send_keys(&bind, "x\u{E004}").unwrap();
-    app.wait("inline-summary");
-    app.click("inline-apply");
-    wait_until(e2e::TIMEOUT, "the dialog to close", || {
-        Ok(app.get("inline-dialog").is_none().then_some(()))
-    })
-    .unwrap();
+    apply_inline_bound_to_x(&app);
     assert!(
         graph_text(&app).len() > host_nodes.len(),
         "the result is drawn"
@@ -2632,21 +2638,8 @@ fn undo_raced_with_expand_after_an_inline_is_refused_and_the_engine_lives() {
         .unwrap();
     app.wait("graph-ready");
     let host = graph_text(&app);
-    drop_file(
-        &app,
-        "examples/mlp.onnx",
-        "mlp.onnx",
-        &testid("drop-inline"),
-    );
-    app.wait("inline-dialog");
-    let bind = app.wait("inline-bind-x");
-    app.browser.send_keys(&bind, "x\u{E004}").unwrap();
-    app.wait("inline-summary");
-    app.click("inline-apply");
-    wait_until(e2e::TIMEOUT, "the dialog to close", || {
-        Ok(app.get("inline-dialog").is_none().then_some(()))
-    })
-    .unwrap();
+    drop_mlp_on_the_inline_zone(&app);
+    apply_inline_bound_to_x(&app);
     select_by_search(&app, "mlp/layer1/Relu");
     app.wait("expand-standard");
 
