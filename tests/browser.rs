@@ -13,7 +13,7 @@ use std::time::Duration;
 use graft::Summary;
 use graft_tests::corpus::root;
 use graft_tests::e2e::{self, App};
-use graft_tests::webdriver::{testid, wait_until};
+use graft_tests::webdriver::{testid, unless_stale, wait_until};
 use serde_json::json;
 
 const STARTUP_EXAMPLE: &str = "functions_and_control_flow.onnx";
@@ -666,11 +666,7 @@ fn toggle(app: &App, name: &str) {
     let css = format!("{} g[data-name=\"{name}\"] [data-toggle]", testid("graph"));
     wait_until(e2e::TIMEOUT, &format!("a click on {name}'s marker"), || {
         let marker = app.browser.wait_for(&css, e2e::TIMEOUT)?;
-        match app.browser.click(&marker) {
-            Ok(()) => Ok(Some(())),
-            Err(e) if e.contains("stale element") => Ok(None),
-            Err(e) => Err(e),
-        }
+        unless_stale(app.browser.click(&marker))
     })
     .unwrap_or_else(|e| panic!("{e}\n{}", app.diagnosis()));
 }
@@ -1362,11 +1358,7 @@ fn click_node(app: &App, name: &str, shift: bool) {
         } else {
             app.browser.click(&found)
         };
-        match clicked {
-            Ok(()) => Ok(Some(())),
-            Err(e) if e.contains("stale element") => Ok(None),
-            Err(e) => Err(e),
-        }
+        unless_stale(clicked)
     })
     .unwrap_or_else(|e| panic!("{e}\n{}", app.diagnosis()));
 }
@@ -2593,15 +2585,15 @@ fn select_by_search(app: &App, name: &str) {
         let Some(found) = app.browser.find(&css)? else {
             return Ok(None);
         };
-        let text = app.browser.text(&found)?;
+        // The results redraw as the query settles, so the result may go stale
+        // between being read and being clicked: it is then found again.
+        let Some(text) = unless_stale(app.browser.text(&found))? else {
+            return Ok(None);
+        };
         if !text.contains(name) {
             return Ok(None);
         }
-        match app.browser.click(&found) {
-            Ok(()) => Ok(Some(())),
-            Err(e) if e.contains("stale element") => Ok(None),
-            Err(e) => Err(e),
-        }
+        unless_stale(app.browser.click(&found))
     })
     .unwrap_or_else(|e| panic!("{e}\n{}", app.diagnosis()));
     wait_until(e2e::TIMEOUT, &format!("{name} in the properties"), || {

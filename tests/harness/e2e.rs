@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use crate::corpus::root;
 use crate::serve::serve_dir;
-use crate::webdriver::{Browser, Element, testid, wait_until};
+use crate::webdriver::{Browser, Element, testid, unless_stale, wait_until};
 
 /// How long the app gets to show a model or an error.
 pub const TIMEOUT: Duration = Duration::from_secs(30);
@@ -63,11 +63,7 @@ impl App {
     pub fn click_css(&self, css: &str) {
         wait_until(TIMEOUT, &format!("a click on {css}"), || {
             let element = self.browser.wait_for(css, TIMEOUT)?;
-            match self.browser.click(&element) {
-                Ok(()) => Ok(Some(())),
-                Err(e) if e.contains("stale element") => Ok(None),
-                Err(e) => Err(e),
-            }
+            unless_stale(self.browser.click(&element))
         })
         .unwrap_or_else(|e| panic!("{e}\n{}", self.diagnosis()));
     }

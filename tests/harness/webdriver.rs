@@ -542,6 +542,17 @@ pub fn wait_until<T>(
     }
 }
 
+/// For a [`wait_until`] probe: a redraw may replace an element between finding it and
+/// reading or clicking it, so a "stale element" error means "look again" (`Ok(None)`),
+/// as a person would click what is on the screen now; any other error stands.
+pub fn unless_stale<T>(result: Result<T, String>) -> Result<Option<T>, String> {
+    match result {
+        Ok(value) => Ok(Some(value)),
+        Err(e) if e.contains("stale element") => Ok(None),
+        Err(e) => Err(e),
+    }
+}
+
 fn free_port() -> std::io::Result<u16> {
     Ok(TcpListener::bind("127.0.0.1:0")?.local_addr()?.port())
 }
