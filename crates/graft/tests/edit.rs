@@ -1284,3 +1284,46 @@ fn ids_from_outside_go_through_the_checked_door() {
     let (_, touched) = h.undo(&mut m).unwrap();
     assert_eq!(touched.ids, Ids::Renumbered);
 }
+
+/// `History::apply_all`, as the page's `__graftApply` uses it: all the edits or none.
+/// A refused one names its position; the model (its exported bytes), the check and
+/// the redo list are as they were.
+#[test]
+fn a_log_applies_whole_or_not_at_all() {
+    let mut m = model();
+    let mut h = History::default();
+    let mut checked = graft::check::Checked::new(&m);
+    let rename = |from: &str, to: &str| Edit::RenameValue {
+        graph: "main".into(),
+        from: from.into(),
+        to: to.into(),
+    };
+    h.apply_checked(&mut m, rename("a", "a1"), &mut checked)
+        .unwrap();
+    h.undo(&mut m).unwrap();
+    let bytes = graft::export(&m, &Default::default()).unwrap();
+    let diagnostics = checked.diagnostics().len();
+    // The second edit's name is taken by the first one's.
+    let log = vec![rename("a", "a2"), rename("b", "a2"), rename("b", "b2")];
+    let (at, e) = h.apply_all(&mut m, log, &mut checked).unwrap_err();
+    assert_eq!(at, 1, "{e}");
+    assert_eq!(graft::export(&m, &Default::default()).unwrap(), bytes);
+    assert_eq!(checked.diagnostics().len(), diagnostics);
+    assert!(!h.can_undo());
+    assert_eq!(h.undone().len(), 1, "the redo list is kept");
+    let applied = h
+        .apply_all(
+            &mut m,
+            vec![rename("a", "a2"), rename("b", "b2")],
+            &mut checked,
+        )
+        .unwrap();
+    assert_eq!(applied, 2);
+    let printed = text(&m);
+    assert!(
+        printed.contains("a2 = Mul") && printed.contains("b2 = Relu"),
+        "{printed}"
+    );
+    assert_eq!(h.log().len(), 2);
+    assert!(!h.can_redo());
+}

@@ -548,6 +548,31 @@ impl History {
         Ok(touched)
     }
 
+    /// Applies `edits` in order, each as [`History::apply_checked`] does, all or
+    /// none: on the first one refused, the ones before it are undone, and the model,
+    /// `checked` and the redo list are as they were. The error carries the refused
+    /// edit's position (from 0).
+    pub fn apply_all(
+        &mut self,
+        model: &mut Model,
+        edits: Vec<Edit>,
+        checked: &mut Checked,
+    ) -> Result<usize, (usize, EditError)> {
+        let (undone, check) = (self.undone.clone(), checked.clone());
+        let total = edits.len();
+        for (k, edit) in edits.into_iter().enumerate() {
+            if let Err(e) = self.apply_checked(model, edit, checked) {
+                for _ in 0..k {
+                    self.undo(model);
+                }
+                self.undone = undone;
+                *checked = check;
+                return Err((k, e));
+            }
+        }
+        Ok(total)
+    }
+
     /// Applies a change made by ids (a UI's) as [`History::apply_checked`] does; its
     /// record in the log is [`Change::record`]'s.
     pub fn apply_change(
