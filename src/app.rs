@@ -1,6 +1,7 @@
 //! The page layout: toolbar on top, the error banner under it, then tabs (the graph,
-//! the summary, the ONNX text, the edit history, running the model), and the drop overlay above everything while files are
-//! dragged in.
+//! the summary, the ONNX text, the edit history, running the model), the offer to
+//! restore the last kept session and the Sessions dialog, and the drop overlay above
+//! everything while files are dragged in.
 
 use leptos::prelude::*;
 
@@ -10,6 +11,7 @@ use crate::graph::GraphPanel;
 use crate::history::HistoryPanel;
 use crate::inline::InlineDialog;
 use crate::run::RunPanel;
+use crate::sessions::{RestoreOffer, SessionsDialog};
 use crate::state::{AppState, RunOutcome, STARTUP_EXAMPLE};
 use crate::summary::SummaryPanel;
 use crate::textview::TextPanel;
@@ -30,10 +32,13 @@ pub fn App() -> impl IntoView {
             .map(|e| e.file)
     });
     state.initial_view.set_value(fragment);
-    match crate::platform::query_parameter("model") {
-        Some(url) => state.open_url(url),
-        None => state.open_example(shared_example.unwrap_or(STARTUP_EXAMPLE)),
-    }
+    // `?restore` restores the last kept session instead; else the last one is offered.
+    crate::sessions::start(state, move || {
+        match crate::platform::query_parameter("model") {
+            Some(url) => state.open_url(url),
+            None => state.open_example(shared_example.unwrap_or(STARTUP_EXAMPLE)),
+        }
+    });
     run_when_drawn(state);
     let tab = RwSignal::new(Tab::Graph);
     let tab_button = move |which: Tab, label: &'static str, testid: &'static str| {
@@ -72,6 +77,8 @@ pub fn App() -> impl IntoView {
                 }}
             </main>
             <InlineDialog/>
+            <RestoreOffer/>
+            <SessionsDialog/>
             <DropOverlay/>
         </div>
     }

@@ -12,6 +12,7 @@ mod history;
 mod inline;
 mod platform;
 mod run;
+mod sessions;
 mod state;
 mod summary;
 mod textview;

@@ -2765,16 +2765,8 @@ fn typing_on_while_a_call_attribute_applies_does_not_trap_the_page() {
 #[test]
 #[ignore = "browser tier: needs dist/ and Chromium; `cargo xtask test` runs it"]
 fn a_stopped_engine_is_restarted_with_the_open_model_and_its_edits() {
-    let app = App::open();
-    app.browser.set_viewport(1600, 1400).unwrap();
-    app.browser
-        .goto(&format!("{}?model=examples/mlp.onnx&faults=1", app.url))
-        .unwrap();
-    app.wait("graph-ready");
-    click_node(&app, "Softmax", false);
-    app.wait("node-editor");
-    type_into(&app, "node-name", "renamed_softmax");
-    wait_for_graph_text(&app, "renamed_softmax", "the renamed node");
+    let app = open_mlp_with_faults();
+    rename_softmax(&app);
     click_node(&app, "renamed_softmax", false);
     type_into(&app, "node-add-op", "Sigmoid");
     wait_for_graph_text(&app, "Sigmoid", "the added node");
@@ -2783,16 +2775,7 @@ fn a_stopped_engine_is_restarted_with_the_open_model_and_its_edits() {
     app.browser
         .execute("window.__graftEngineFault();", vec![])
         .unwrap();
-    // Read in the page: the banner is redrawn as the engine's word comes in.
-    let said = wait_until(e2e::TIMEOUT, "the restart in the banner", || {
-        let said = app.browser.execute(
-            "return document.querySelector('[data-testid=\"error\"]')?.textContent || '';",
-            vec![],
-        )?;
-        let said = said.as_str().unwrap_or_default().to_string();
-        Ok(said.contains("started again").then_some(said))
-    })
-    .unwrap_or_else(|e| panic!("{e}\n{}", app.diagnosis()));
+    let said = wait_for_restart(&app);
     assert!(said.contains("2 edit(s)"), "{said}");
     assert!(
         said.contains("engine panicked at src/state/engine.rs"),
@@ -2808,5 +2791,244 @@ fn a_stopped_engine_is_restarted_with_the_open_model_and_its_edits() {
         Ok((!graph_text(&app).contains("Sigmoid")).then_some(()))
     })
     .unwrap_or_else(|e| panic!("{e}\n{}", app.diagnosis()));
+    assert!(graph_text(&app).contains("renamed_softmax"));
+}
+
+/// The MLP, open in a page that may be told to stop its engine (`?faults`).
+fn open_mlp_with_faults() -> App {
+    let app = App::open();
+    app.browser.set_viewport(1600, 1400).unwrap();
+    app.browser
+        .goto(&format!("{}?model=examples/mlp.onnx&faults=1", app.url))
+        .unwrap();
+    app.wait("graph-ready");
+    app
+}
+
+/// Renames the MLP's Softmax to `renamed_softmax` in the node editor.
+fn rename_softmax(app: &App) {
+    click_node(app, "Softmax", false);
+    app.wait("node-editor");
+    type_into(app, "node-name", "renamed_softmax");
+    wait_for_graph_text(app, "renamed_softmax", "the renamed node");
+}
+
+/// Waits for the banner to say the engine was started again; gives what it says.
+fn wait_for_restart(app: &App) -> String {
+    // Read in the page: the banner is redrawn as the engine's word comes in.
+    wait_until(e2e::TIMEOUT, "the restart in the banner", || {
+        let said = app.browser.execute(
+            "return document.querySelector('[data-testid=\"error\"]')?.textContent || '';",
+            vec![],
+        )?;
+        let said = said.as_str().unwrap_or_default().to_string();
+        Ok(said.contains("started again").then_some(said))
+    })
+    .unwrap_or_else(|e| panic!("{e}\n{}", app.diagnosis()))
+}
+
+/// The open model's bytes, as `window.__graftExport()` gives them.
+fn exported_bytes(app: &App) -> Vec<u8> {
+    try_exported_bytes(app).unwrap_or_else(|e| panic!("no bytes: {e}"))
+}
+
+/// The open model's bytes, or why `window.__graftExport()` gave none.
+fn try_exported_bytes(app: &App) -> Result<Vec<u8>, String> {
+    let got = app.browser.execute_async(
+        "const done = arguments[arguments.length - 1];
+         window.__graftExport().then(b => done(Array.from(b)), e => done('failed: ' + e));",
+        vec![],
+    )?;
+    let bytes = got.as_array().ok_or_else(|| got.to_string())?;
+    bytes
+        .iter()
+        .map(|b| b.as_u64().and_then(|b| u8::try_from(b).ok()))
+        .collect::<Option<_>>()
+        .ok_or_else(|| format!("not bytes: {got}"))
+}
+
+/// Waits until the open model's bytes are `want` (an open and its replay settle).
+fn wait_for_bytes(app: &App, want: &[u8], what: &str) {
+    wait_until(e2e::TIMEOUT, what, || {
+        let ready = app.browser.execute(
+            "return !!document.querySelector('[data-testid=\"graph-ready\"]');",
+            vec![],
+        )?;
+        // Until the open is in, there is no model to export.
+        let same = ready.as_bool() == Some(true)
+            && try_exported_bytes(app).is_ok_and(|bytes| bytes == want);
+        Ok(same.then_some(()))
+    })
+    .unwrap_or_else(|e| panic!("{e}\n{}", app.diagnosis()));
+}
+
+/// Applies an edit log through `window.__graftApply`; gives its answer.
+fn apply_by_script(app: &App, log: &str) -> serde_json::Value {
+    app.browser
+        .execute_async(
+            "const done = arguments[arguments.length - 1];
+             window.__graftApply(arguments[0]).then(done, e => done({status: 'rejected', message: String(e)}));",
+            vec![serde_json::Value::String(log.into())],
+        )
+        .unwrap()
+}
+
+#[test]
+#[ignore = "browser tier: needs dist/ and Chromium; `cargo xtask test` runs it"]
+fn edits_by_hand_and_by_script_survive_a_reload_a_restore_and_a_crash() {
+    let app = open_mlp_with_faults();
+    let opened = exported_bytes(&app);
+    rename_softmax(&app);
+
+    // A script's edits: all applied, each undoable like the user's.
+    let answer = apply_by_script(
+        &app,
+        r#"[{"edit": "add_node", "graph": "main", "op_type": "Sigmoid", "inputs": ["probs"], "outputs": ["gate"]},
+            {"edit": "add_output", "graph": "main", "value": "gate"}]"#,
+    );
+    assert_eq!(answer["status"], "ok", "{answer}");
+    assert_eq!(answer["applied"], 2, "{answer}");
+    wait_for_graph_text(&app, "Sigmoid", "the scripted node");
+    let edited = exported_bytes(&app);
+    assert_ne!(edited, opened);
+
+    // A log with a bad edit: refused whole, naming the edit; the model is unchanged.
+    let answer = apply_by_script(
+        &app,
+        r#"[{"edit": "rename_value", "graph": "main", "from": "x", "to": "x_in"},
+            {"edit": "rename_node", "graph": "main", "node": 99, "to": "n"}]"#,
+    );
+    assert_eq!(answer["status"], "error", "{answer}");
+    assert_eq!(answer["index"], 1, "{answer}");
+    assert!(
+        answer["message"].as_str().unwrap_or_default().len() > 5,
+        "{answer}"
+    );
+    assert_eq!(
+        exported_bytes(&app),
+        edited,
+        "a refused log changes nothing"
+    );
+    let answer = apply_by_script(&app, "not json");
+    assert_eq!(answer["status"], "error", "{answer}");
+    assert!(answer["index"].is_null(), "{answer}");
+
+    // A reload with ?restore: the same bytes, without asking.
+    app.browser
+        .goto(&format!("{}?restore&faults=1", app.url))
+        .unwrap();
+    // As an open does, it sets __graftReady once restored; the bytes are as before.
+    wait_until(e2e::TIMEOUT, "window.__graftReady", || {
+        let ready = app
+            .browser
+            .execute("return window.__graftReady === true;", vec![])?;
+        Ok((ready.as_bool() == Some(true)).then_some(()))
+    })
+    .unwrap_or_else(|e| panic!("{e}\n{}", app.diagnosis()));
+    assert!(exported_bytes(&app) == edited, "the restored bytes differ");
+    assert!(graph_text(&app).contains("renamed_softmax"));
+
+    // A plain reload opens the bundled example and offers the kept session.
+    app.browser.goto(&format!("{}?faults=1", app.url)).unwrap();
+    app.wait("graph-ready");
+    app.wait("restore-offer");
+    app.click("restore-accept");
+    wait_for_bytes(&app, &edited, "the session restored from the offer");
+
+    // A crash of the engine: restarted with the same bytes; the edits still undo.
+    app.browser
+        .execute("window.__graftEngineFault();", vec![])
+        .unwrap();
+    wait_for_restart(&app);
+    wait_for_bytes(&app, &edited, "the restarted engine's model");
+    app.click("undo");
+    wait_until(e2e::TIMEOUT, "the undone scripted output", || {
+        Ok(try_exported_bytes(&app)
+            .is_ok_and(|bytes| bytes != edited)
+            .then_some(()))
+    })
+    .unwrap_or_else(|e| panic!("{e}\n{}", app.diagnosis()));
+
+    // The list shows the open session with its edits in force, and the bundled
+    // example's (opened by the plain reload, no edits), which it discards.
+    app.click("tab-history");
+    app.click("sessions-button");
+    app.wait("sessions-dialog");
+    let rows = || -> Result<Vec<String>, String> {
+        let rows = app.browser.execute(
+            "return [...document.querySelectorAll('[data-testid=\"session-row\"]')].map(r => r.textContent);",
+            vec![],
+        )?;
+        Ok(rows
+            .as_array()
+            .map(|r| {
+                r.iter()
+                    .map(|t| t.as_str().unwrap_or_default().to_string())
+                    .collect()
+            })
+            .unwrap_or_default())
+    };
+    let listed = wait_until(e2e::TIMEOUT, "two kept sessions", || {
+        let listed = rows()?;
+        Ok((listed.len() == 2).then_some(listed))
+    })
+    .unwrap_or_else(|e| panic!("{e}\n{}", app.diagnosis()));
+    assert!(
+        listed
+            .iter()
+            .any(|r| r.contains("open now") && r.contains("edits")),
+        "{listed:?}"
+    );
+    app.click("session-discard");
+    wait_until(e2e::TIMEOUT, "one kept session", || {
+        let listed = rows()?;
+        Ok((listed.len() == 1 && listed[0].contains("open now")).then_some(()))
+    })
+    .unwrap_or_else(|e| panic!("{e}\n{}", app.diagnosis()));
+}
+
+#[test]
+#[ignore = "browser tier: needs dist/ and Chromium; `cargo xtask test` runs it"]
+fn a_chosen_file_above_the_limit_is_asked_for_again_and_checked_by_fingerprint() {
+    let app = App::open();
+    app.browser.set_viewport(1600, 1400).unwrap();
+    // No file is kept with its session at this limit.
+    app.browser
+        .goto(&format!("{}?keeplimit=0", app.url))
+        .unwrap();
+    app.wait_for_model(STARTUP_EXAMPLE);
+    choose_files(&app, &[&example("mlp.onnx")]);
+    app.wait_for_model("mlp.onnx");
+    app.click("tab-graph");
+    app.wait("graph-ready");
+    rename_softmax(&app);
+    let edited = exported_bytes(&app);
+
+    app.browser
+        .goto(&format!("{}?keeplimit=0", app.url))
+        .unwrap();
+    app.wait_for_model(STARTUP_EXAMPLE);
+    let before = exported_bytes(&app);
+    app.click("restore-accept");
+    let input = app.wait("restore-file");
+    // Another file: refused by its fingerprint; the open model stays as it was.
+    app.browser
+        .choose_files(&input, &[&example("function_library.onnx")])
+        .unwrap();
+    let said = app.text("restore-error");
+    assert!(said.contains("fingerprints differ"), "{said}");
+    assert!(said.contains("mlp.onnx"), "names the file wanted: {said}");
+    assert_eq!(
+        exported_bytes(&app),
+        before,
+        "a refused restore changes nothing"
+    );
+    // The same file: restored, with its edit.
+    let input = app.wait("restore-file");
+    app.browser
+        .choose_files(&input, &[&example("mlp.onnx")])
+        .unwrap();
+    app.click("tab-graph");
+    wait_for_bytes(&app, &edited, "the session restored from the chosen file");
     assert!(graph_text(&app).contains("renamed_softmax"));
 }

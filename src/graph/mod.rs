@@ -161,6 +161,7 @@ pub fn GraphPanel() -> impl IntoView {
             return;
         }
         platform::set_fragment(&state.view_fragment((c.x, c.y, c.zoom)));
+        crate::state::keep::view_changed(state);
     });
     // Ready (`window.__graftReady`, which tests and benchmarks wait for) once the open
     // model's drawing is here and nothing is loading.

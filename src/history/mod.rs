@@ -1,6 +1,6 @@
 //! The history tab: every edit made since the model opened, the ones undone greyed
 //! below the current step; a click goes to that step. The edit log exports as JSON
-//! for `graft apply`.
+//! for `graft apply`. Sessions… lists the sessions kept in the browser.
 
 use leptos::prelude::*;
 
@@ -67,6 +67,7 @@ pub fn HistoryPanel() -> impl IntoView {
                 >
                     "Export edit log"
                 </button>
+                <crate::sessions::SessionsButton/>
             </div>
             <Show
                 when=move || !empty()

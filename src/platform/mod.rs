@@ -4,6 +4,9 @@
 //! download (on the page).
 //! Everything it hands to the rest of the app is plain Rust (`LoadedFile`, `Bytes`,
 //! `String` errors), so `state.rs` and the components stay free of browser types.
+//! `sessions` is the store of kept sessions (IndexedDB).
+
+pub mod sessions;
 
 use std::cell::Cell;
 use std::rc::Rc;
@@ -827,6 +830,74 @@ pub fn install_panic_hook() {
 /// On the page: makes `f` callable from a script as `window[name]()`.
 pub fn expose(name: &str, f: impl Fn() + 'static) {
     let closure = Closure::<dyn Fn()>::new(f);
+    let _ = js_sys::Reflect::set(&window(), &JsValue::from_str(name), closure.as_ref());
+    closure.forget();
+}
+
+/// What settles the promise a script awaits from a function [`expose_promise`]
+/// made. Dropped unsettled (its request never answered: the engine stopped), it
+/// rejects.
+pub struct Settle(Option<(js_sys::Function, js_sys::Function)>);
+
+impl Settle {
+    /// Resolves to the value `json` reads as.
+    pub fn json(mut self, json: &str) {
+        if let Some((resolve, reject)) = self.0.take() {
+            match js_sys::JSON::parse(json) {
+                Ok(value) => resolve.call1(&JsValue::NULL, &value),
+                Err(e) => reject.call1(&JsValue::NULL, &e),
+            }
+            .ok();
+        }
+    }
+
+    /// Resolves to a `Uint8Array` of `bytes`.
+    pub fn bytes(mut self, bytes: &[u8]) {
+        if let Some((resolve, _)) = self.0.take() {
+            let _ = resolve.call1(&JsValue::NULL, &Uint8Array::from(bytes));
+        }
+    }
+
+    /// Rejects with an `Error` saying `message`.
+    pub fn fail(mut self, message: &str) {
+        if let Some((_, reject)) = self.0.take() {
+            let _ = reject.call1(&JsValue::NULL, &js_sys::Error::new(message));
+        }
+    }
+}
+
+impl Drop for Settle {
+    fn drop(&mut self) {
+        if let Some((_, reject)) = self.0.take() {
+            let error = js_sys::Error::new("the engine stopped before it answered");
+            let _ = reject.call1(&JsValue::NULL, &error);
+        }
+    }
+}
+
+/// On the page: makes `window[name](arg)` callable from a script, returning a
+/// promise that `f` settles. `f` gets the argument as text: a string as it is,
+/// anything else as its JSON (`None` when there is none).
+pub fn expose_promise(name: &str, f: impl Fn(Option<String>, Settle) + 'static) {
+    let closure = Closure::<dyn Fn(JsValue) -> js_sys::Promise>::new(move |arg: JsValue| {
+        let text = if arg.is_undefined() || arg.is_null() {
+            None
+        } else if let Some(text) = arg.as_string() {
+            Some(text)
+        } else {
+            js_sys::JSON::stringify(&arg)
+                .ok()
+                .and_then(|s| s.as_string())
+        };
+        let mut settle = None;
+        let promise = js_sys::Promise::new(&mut |resolve, reject| {
+            settle = Some(Settle(Some((resolve, reject))));
+        });
+        if let Some(settle) = settle {
+            f(text, settle);
+        }
+        promise
+    });
     let _ = js_sys::Reflect::set(&window(), &JsValue::from_str(name), closure.as_ref());
     closure.forget();
 }

@@ -27,7 +27,7 @@ impl Session {
         make: impl FnOnce(&Model) -> Result<Option<graft::edit::Change>, graft::edit::EditError>,
         focus: impl FnOnce(&Model) -> Option<NodeId>,
     ) -> bool {
-        if self.draft.is_some() || self.work.is_some() {
+        if self.draft.is_some() || self.work.is_some() || self.pending().is_some() {
             return false;
         }
         let Some(open) = self.open.as_mut() else {
@@ -152,7 +152,7 @@ impl Session {
 
     /// Undoes the last edit.
     pub fn undo(&mut self) -> bool {
-        if self.draft.is_some() || self.work.is_some() {
+        if self.draft.is_some() || self.work.is_some() || self.pending().is_some() {
             return false;
         }
         let Some(open) = self.open.as_mut() else {
@@ -169,7 +169,7 @@ impl Session {
 
     /// Applies the last undone edit again.
     pub fn redo(&mut self) -> bool {
-        if self.draft.is_some() || self.work.is_some() {
+        if self.draft.is_some() || self.work.is_some() || self.pending().is_some() {
             return false;
         }
         let Some(open) = self.open.as_mut() else {
@@ -232,25 +232,28 @@ impl Session {
     }
 
     /// Applies an edit log (as [`Session::edit_log`] writes it) to the open model,
-    /// each edit undoable, as a restarted engine gets its session back, and shows
-    /// `note` in the banner. An edit the model refuses stops it, said there too, the
-    /// edits before it kept.
+    /// each edit undoable, as a kept session is restored, and shows `note` (if any)
+    /// in the banner. An edit the model refuses stops it, said there too, the edits
+    /// before it kept: what can be had back of a session is.
     pub fn restore(&mut self, log: &str, note: String) {
-        self.error = Some(note);
-        let edits: Vec<graft::edit::Edit> = match serde_json::from_str(log) {
+        if !note.is_empty() {
+            self.error = Some(note);
+        }
+        let mut edits = match read_log(log) {
             Ok(edits) => edits,
-            Err(e) => {
+            Err((_, e)) => {
                 self.error = Some(format!("The kept edits do not read: {e}"));
                 return;
             }
         };
+        let total = edits.len();
         let Some(open) = self.open.as_mut() else {
             return;
         };
         let mut model = std::mem::take(&mut open.model);
-        let (mut applied, total) = (0, edits.len());
+        let mut applied = 0;
         let mut refused = None;
-        for edit in edits {
+        for edit in edits.drain(..) {
             match self
                 .edits
                 .apply_checked(&mut model, edit, &mut open.checked)
@@ -273,4 +276,56 @@ impl Session {
             ));
         }
     }
+
+    /// Applies an edit log to the open model, all of it or none (`__graftApply`),
+    /// each edit undoable. Refused: why, and which edit (from 0) when one is at fault;
+    /// the model is as it was.
+    pub fn apply_log(&mut self, log: &str) -> Result<usize, (Option<usize>, String)> {
+        if self.draft.is_some() || self.work.is_some() || self.pending().is_some() {
+            return Err((
+                None,
+                "The editor is busy (an open, an inline or a layout in progress).".into(),
+            ));
+        }
+        let edits = read_log(log)?;
+        let open = self
+            .open
+            .as_mut()
+            .ok_or((None, "No model is open.".to_string()))?;
+        let mut model = std::mem::take(&mut open.model);
+        match self.edits.apply_all(&mut model, edits, &mut open.checked) {
+            Ok(0) => {
+                open.model = model;
+                Ok(0)
+            }
+            Ok(applied) => {
+                self.show_edited(model, &Touched::whole(), None, true);
+                self.error = None;
+                Ok(applied)
+            }
+            Err((at, e)) => {
+                open.model = model;
+                Err((Some(at), format!("edit {} of the log: {e}", at + 1)))
+            }
+        }
+    }
+}
+
+/// The edits of a JSON edit log (an array, as `graft apply` reads); one that does
+/// not read is named by its position (from 0).
+fn read_log(log: &str) -> Result<Vec<graft::edit::Edit>, (Option<usize>, String)> {
+    let items: Vec<serde_json::Value> = serde_json::from_str(log)
+        .map_err(|e| (None, format!("the log is not a JSON array of edits: {e}")))?;
+    items
+        .into_iter()
+        .enumerate()
+        .map(|(k, item)| {
+            serde_json::from_value(item).map_err(|e| {
+                (
+                    Some(k),
+                    format!("edit {} of the log does not read: {e}", k + 1),
+                )
+            })
+        })
+        .collect()
 }

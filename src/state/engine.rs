@@ -519,6 +519,26 @@ fn handle(seq: u64, serial: u64, request: Request, files: PickedFiles) {
             }
             None
         }
+        Request::ApplyLog(log) => Some(Answer::Logged(change(|s| s.apply_log(&log)))),
+        Request::ModelBytes => {
+            let (error, bytes) = match with(|e| e.session.export()) {
+                Ok((_, bytes)) => (None, bytes),
+                Err(message) => (Some(message), Vec::new()),
+            };
+            with(|e| e.done.push(seq));
+            send(
+                Some((
+                    seq,
+                    Answer::Model {
+                        error,
+                        bytes: Vec::new(),
+                    },
+                )),
+                false,
+                Some(bytes),
+            );
+            return;
+        }
         Request::Fault => panic!("the page asked the engine to stop (a test of the restart)"),
     };
     with(|e| {

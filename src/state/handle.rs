@@ -238,10 +238,13 @@ impl AppState {
                 worker.terminate();
             }
             l.waiting = Waiting::default();
-            // The new engine's updates describe its own log from the start.
+            // The new engine's updates describe its own log from the start, and its
+            // first open is taken as a new one (the session kept goes on).
+            l.kept_opened = 0;
             (l.kept_open.clone(), std::mem::take(&mut l.kept_log))
         });
         let again_soon = platform::now_ms() - started_at < RESTART_AFTER_MS;
+        super::keep::engine_stopped(kept.is_some() && !again_soon);
         let Some((open, files)) = kept.filter(|_| !again_soon) else {
             say(format!(
                 "The engine stopped ({message}). Reload the page to go on; the open model is lost."
@@ -268,6 +271,48 @@ impl AppState {
         self.send(Request::Restore {
             log: format!("[{}]", log.join(",")),
             note,
+        });
+    }
+
+    /// The open that brought the open model (with its files) and its edit log, each
+    /// edit's JSON: what a session keeps.
+    pub(super) fn kept(self) -> Option<(Request, Option<PickedFiles>, Vec<String>)> {
+        LINK.with(|l| {
+            let l = l.borrow();
+            let (open, files) = l.kept_open.clone()?;
+            Some((open, files, l.kept_log.clone()))
+        })
+    }
+
+    /// Opens `open` (with `files`) and applies `log` (each edit's JSON) once it is in.
+    pub(super) fn open_with_log(self, open: Request, files: Option<PickedFiles>, log: &[String]) {
+        self.send_with(open, files);
+        self.send(Request::Restore {
+            log: format!("[{}]", log.join(",")),
+            note: String::new(),
+        });
+    }
+
+    /// Applies an edit log (JSON) to the open model, all of it or none; `then` hears
+    /// how many edits, or why not (and which edit, from 0).
+    pub fn apply_log(
+        self,
+        log: String,
+        then: impl FnOnce(Result<usize, (Option<usize>, String)>) + 'static,
+    ) {
+        self.ask(Request::ApplyLog(log), move |answer| {
+            if let Answer::Logged(result) = answer {
+                then(result);
+            }
+        });
+    }
+
+    /// `then` hears the open model's bytes, as Export saves them, or why not.
+    pub fn model_bytes(self, then: impl FnOnce(Result<Vec<u8>, String>) + 'static) {
+        self.ask(Request::ModelBytes, move |answer| {
+            if let Answer::Model { error, bytes } = answer {
+                then(error.map_or(Ok(bytes), Err));
+            }
         });
     }
 
@@ -323,8 +368,8 @@ impl AppState {
 
     /// An update from the engine: each part that came lands in its signal; then the
     /// answer, the timings and what waited for the requests that ended.
-    fn receive(self, message: platform::FromEngine) {
-        let update: protocol::Update = match serde_json::from_str(&message.json) {
+    fn receive(self, mut message: platform::FromEngine) {
+        let mut update: protocol::Update = match serde_json::from_str(&message.json) {
             Ok(u) => u,
             Err(e) => {
                 platform::log_error(&format!("unreadable update from the engine: {e}"));
@@ -336,14 +381,19 @@ impl AppState {
         }
         if let Some(d) = update.document {
             // A model opened: it is the one the last open sent brought.
-            LINK.with(|l| {
+            let new = LINK.with(|l| {
                 let mut l = l.borrow_mut();
-                if d.opened != l.kept_opened {
+                let new = d.opened != l.kept_opened;
+                if new {
                     l.kept_opened = d.opened;
                     l.kept_open = l.sent_open.clone();
                 }
+                new
             });
             self.document.set(d);
+            if new {
+                super::keep::opened(self);
+            }
         }
         if let Some(change) = update.log {
             LINK.with(|l| {
@@ -351,6 +401,7 @@ impl AppState {
                 log.truncate(change.keep);
                 log.extend(change.add);
             });
+            super::keep::changed(self);
         }
         if let Some(p) = update.palette {
             self.palette.set(p);
@@ -408,8 +459,11 @@ impl AppState {
         if let Some(opened) = update.drawn {
             self.drawn.set(opened);
         }
-        if let (Some((_, answer)), Some(bytes)) = (&update.answer, &message.bytes) {
+        if let (Some((_, answer)), Some(bytes)) = (&mut update.answer, &mut message.bytes) {
             self.save(answer, bytes);
+            if let Answer::Model { bytes: model, .. } = answer {
+                *model = std::mem::take(bytes);
+            }
         }
         let (answer, timings, done) = LINK.with(|l| {
             let mut l = l.borrow_mut();

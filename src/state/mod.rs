@@ -35,6 +35,7 @@ mod document;
 pub mod engine;
 mod handle;
 mod inline;
+pub mod keep;
 mod library;
 mod navigation;
 mod node_edit;

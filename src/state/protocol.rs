@@ -168,6 +168,12 @@ pub enum Request {
         log: String,
         note: String,
     },
+    /// An edit log (a JSON array of edits, as `graft apply` reads) to apply to the
+    /// open model, all or none (`window.__graftApply`). Answer: [`Answer::Logged`].
+    ApplyLog(String),
+    /// The open model's bytes, as Export would save them (`window.__graftExport`).
+    /// Answer: [`Answer::Model`].
+    ModelBytes,
     /// Stops the engine as a panic would (only a page opened with `?faults` sends
     /// it: the test of the restart).
     Fault,
@@ -304,6 +310,14 @@ pub enum Answer {
     Run(RunOutcome),
     /// Each output of a node: its name and what it holds (or why not).
     Values(super::run::ValuesShown),
+    /// How many edits of a log were applied, or why none was (and which edit).
+    Logged(Result<usize, (Option<usize>, String)>),
+    /// The open model's bytes (they come beside the message), or why not.
+    Model {
+        error: Option<String>,
+        #[serde(skip)]
+        bytes: Vec<u8>,
+    },
     /// An SVG document to rasterize and save as `name`, `width` x `height`.
     Png {
         name: String,
