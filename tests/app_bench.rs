@@ -229,6 +229,9 @@ struct Interaction {
     expand_all_main_ms: Option<f64>,
     expand_all_longest_ms: Option<f64>,
     expand_all_items: u64,
+    /// A reload with `?restore` after [`RESTORE_EDITS`] edits by script: navigation to
+    /// the restored model drawn.
+    restore_ms: Option<f64>,
     error: String,
 }
 
@@ -1115,6 +1118,10 @@ fn interactions(browser: &Browser, path: &Path) -> Interaction {
     if let Err(e) = expand_all(browser, &mut out) {
         out.error += &format!(" expand all: {e}");
     }
+    // After everything: it reloads the page.
+    if let Err(e) = restore_timing(browser, &mut out) {
+        out.error += &format!(" restore: {e}");
+    }
     let _ = browser.cmd(
         "POST",
         "/timeouts",
@@ -1270,6 +1277,80 @@ fn edit_timings(browser: &Browser, path: &Path, out: &mut Interaction) -> Result
         drawn(&prefix, true)?;
     }
     browser.click(&browser.wait_for(&testid("inline-cancel"), wait)?)?;
+    Ok(())
+}
+
+/// Edits the restore timing applies by script before the reload.
+const RESTORE_EDITS: usize = 100;
+
+/// The open model's bytes as `__graftExport` gives them, by their SHA-256 (hex).
+const DIGEST: &str = r#"
+const done = arguments[arguments.length - 1];
+window.__graftExport()
+  .then(b => crypto.subtle.digest('SHA-256', b))
+  .then(h => done(Array.from(new Uint8Array(h)).map(x => x.toString(16).padStart(2, '0')).join('')),
+        e => done('failed: ' + e));
+"#;
+
+/// The longest edit log of the sessions the page keeps (IndexedDB `graft`).
+const KEPT_EDITS: &str = r#"
+const done = arguments[arguments.length - 1];
+const open = indexedDB.open('graft');
+open.onerror = () => done(null);
+open.onsuccess = () => {
+  const db = open.result;
+  if (!db.objectStoreNames.contains('sessions')) { db.close(); done(null); return; }
+  const all = db.transaction('sessions').objectStore('sessions').getAll();
+  all.onerror = () => { db.close(); done(null); };
+  all.onsuccess = () => { db.close(); done(Math.max(0, ...all.result.map(s => s.log.length))); };
+};
+"#;
+
+/// Restoring a kept session: [`RESTORE_EDITS`] renames of the main graph's first
+/// nodes applied by `__graftApply` (one log, all or none), the session written, then
+/// the page reloaded with `?restore`, timed from the navigation to the restored model
+/// drawn (`page_first_drawn_ms`: the page's start, the kept record and file read from
+/// IndexedDB, the open, and every edit of the log replayed). The restored model must
+/// export the same bytes as before the reload.
+fn restore_timing(browser: &Browser, out: &mut Interaction) -> Result<(), String> {
+    use graft_tests::webdriver::wait_until;
+    let wait = Duration::from_secs(60);
+    let log: Vec<Value> = (0..RESTORE_EDITS)
+        .map(|k| json!({"edit": "rename_node", "graph": "main", "node": k, "to": format!("restored_{k}")}))
+        .collect();
+    let answer = browser.execute_async(
+        "const done = arguments[arguments.length - 1];
+         window.__graftApply(arguments[0]).then(done, e => done({status: 'rejected', message: String(e)}));",
+        vec![Value::Array(log)],
+    )?;
+    if answer["status"] != "ok" {
+        return Err(format!("the script's edits: {answer}"));
+    }
+    let before = browser.execute_async(DIGEST, vec![])?;
+    if before.as_str().is_none_or(|d| d.starts_with("failed")) {
+        return Err(format!("export before the reload: {before}"));
+    }
+    wait_until(wait, "the session kept with its edits", || {
+        let kept = browser.execute_async(KEPT_EDITS, vec![])?;
+        Ok((kept.as_u64() >= Some(RESTORE_EDITS as u64)).then_some(()))
+    })?;
+    let url = browser.execute("return location.origin + '/?restore';", vec![])?;
+    browser.goto(url.as_str().unwrap_or_default())?;
+    let ms = wait_until(wait, "the restored model drawn", || {
+        let v = browser.execute(
+            "return window.__graftReady === true && window.__graftTimings \
+               ? (window.__graftTimings.page_first_drawn_ms ?? null) : null;",
+            vec![],
+        )?;
+        Ok(v.as_f64())
+    })?;
+    let after = browser.execute_async(DIGEST, vec![])?;
+    if after != before {
+        return Err(format!(
+            "the restored model differs: {after} after, {before} before"
+        ));
+    }
+    out.restore_ms = Some(ms);
     Ok(())
 }
 
@@ -1450,7 +1531,7 @@ fn print_run(app: App, run: usize, r: &Run) {
 fn print_interaction(run: usize, i: &Interaction) {
     println!(
         "  graft  run {}: expand one section {:.1} ms ({} -> {} boxes drawn); \
-         idle {:.1} fps; drag {:.1} fps (worst frame {:.1} ms, {} redraws){}{}{}",
+         idle {:.1} fps; drag {:.1} fps (worst frame {:.1} ms, {} redraws){}{}{}{}",
         run + 1,
         i.expand_ms.unwrap_or(f64::NAN),
         i.items_before,
@@ -1481,6 +1562,11 @@ fn print_interaction(run: usize, i: &Interaction) {
                 i.expand_all_longest_ms.unwrap_or(f64::NAN),
                 i.expand_all_items
             ),
+            None => String::new(),
+        },
+        match i.restore_ms {
+            Some(ms) =>
+                format!("; restore after a reload with {RESTORE_EDITS} more edits {ms:.0} ms"),
             None => String::new(),
         },
         if i.error.is_empty() {
@@ -1659,7 +1745,7 @@ fn markdown(results: &[ModelResult]) -> String {
              its longest task ms | boxes drawn |\n\
              |---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
         );
-        for (model, i) in inter {
+        for (model, i) in &inter {
             let expand = median(i.iter().filter_map(|x| x.expand_ms).collect());
             let idle = median(i.iter().filter_map(|x| x.idle_fps).collect());
             let pan = median(i.iter().filter_map(|x| x.pan_fps).collect());
@@ -1693,6 +1779,18 @@ fn markdown(results: &[ModelResult]) -> String {
                 f(median(i.iter().filter_map(|x| x.expand_all_main_ms).collect()), 1),
                 f(i.iter().filter_map(|x| x.expand_all_longest_ms).reduce(f64::max), 0),
                 i.first().map_or(0, |x| x.expand_all_items),
+            ));
+        }
+        s.push_str(&format!(
+            "\n| model (Graft) | restore after a reload, {RESTORE_EDITS} more edits by script, median ms (navigation to drawn) | runs |\n|---|---:|---:|\n"
+        ));
+        for (model, i) in &inter {
+            let restore: Vec<f64> = i.iter().filter_map(|x| x.restore_ms).collect();
+            let n = restore.len();
+            s.push_str(&format!(
+                "| {} | {} | {n} |\n",
+                model.name,
+                median(restore).map_or("—".to_string(), |v| format!("{v:.0}")),
             ));
         }
     }
@@ -1783,6 +1881,7 @@ fn to_json(results: &[ModelResult], runs: usize) -> Value {
                 "expand_all_main_thread_ms": i.expand_all_main_ms,
                 "expand_all_longest_task_ms": i.expand_all_longest_ms,
                 "expand_all_boxes_drawn": i.expand_all_items,
+                "restore_ms": i.restore_ms,
                 "error": i.error,
             })).collect::<Vec<_>>(),
         })}).collect::<Vec<_>>(),
