@@ -1,5 +1,5 @@
 //! Graft in the browser: a Leptos (client-side) app over the `graft` core. `state.rs`
-//! owns the session, `platform.rs` is the only module that touches the browser, and each
+//! owns the session, `platform/` is the only module that touches the browser, and each
 //! component lives in its own folder with its stylesheet beside it.
 
 mod app;
