@@ -30,7 +30,8 @@ pub struct Summary {
     pub metadata: Vec<(String, String)>,
     pub inputs: Vec<IoEntry>,
     pub outputs: Vec<IoEntry>,
-    /// Every node: main graph, subgraphs at any depth, function bodies.
+    /// Every node in the model: main graph, subgraphs at any depth, function bodies
+    /// (not what an edit removed and keeps in the arenas for its undo).
     pub nodes_total: usize,
     pub nodes_main: usize,
     /// Model-local functions (each (domain, name, overload) counts once).
@@ -72,7 +73,10 @@ impl Summary {
         let mut initializer_bytes = 0;
         let mut external_tensors = 0;
         let mut external_bytes = 0;
-        for (_, graph) in model.graphs.iter() {
+        // The graphs and nodes in the model: an edit leaves what it removes in the
+        // arenas (for its undo), and that is not counted.
+        let live = || model.scope_trees(model.all_roots().collect::<Vec<_>>());
+        for graph in live().map(|g| model.graph(g)) {
             let sparse = graph
                 .sparse_initializers
                 .iter()
@@ -116,7 +120,7 @@ impl Summary {
                 .collect(),
             inputs: main.map(|g| io(&g.inputs)).unwrap_or_default(),
             outputs: main.map(|g| io(&g.outputs)).unwrap_or_default(),
-            nodes_total: model.nodes.len(),
+            nodes_total: live().map(|g| model.graph(g).nodes.len()).sum(),
             nodes_main: main.map_or(0, |g| g.nodes.len()),
             functions: model.functions.len(),
             overloads: model
