@@ -2925,7 +2925,12 @@ fn edits_by_hand_and_by_script_survive_a_reload_a_restore_and_a_crash() {
         Ok((ready.as_bool() == Some(true)).then_some(()))
     })
     .unwrap_or_else(|e| panic!("{e}\n{}", app.diagnosis()));
-    assert!(exported_bytes(&app) == edited, "the restored bytes differ");
+    assert!(
+        exported_bytes(&app) == edited,
+        "the restored bytes differ: {}\n{}",
+        graph_text(&app),
+        app.diagnosis()
+    );
     assert!(graph_text(&app).contains("renamed_softmax"));
 
     // A plain reload opens the bundled example and offers the kept session.

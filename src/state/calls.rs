@@ -39,7 +39,7 @@ impl Session {
         name: &str,
         value: &str,
     ) -> Result<graft::ir::Attribute, String> {
-        let model = &self.open.as_ref().ok_or("no model")?.model;
+        let model = &self.open.as_ref().ok_or("no model")?.model();
         let ty =
             generic_of(model, node).and_then(|f| graft::specialize::attribute_type(model, f, name));
         graft::specialize::parse_call_attribute(name, value, ty)
@@ -80,9 +80,9 @@ impl Session {
     pub(super) fn call_keep(&self, node: NodeId) -> Vec<graft::ir::FunctionKey> {
         let mut keep = self.kept_keys();
         if let Some(open) = self.open.as_ref()
-            && let Some(f) = generic_of(&open.model, node)
+            && let Some(f) = generic_of(open.doc.model(), node)
         {
-            keep.push(open.model.function(f).key());
+            keep.push(open.doc.model().function(f).key());
         }
         keep
     }

@@ -15,8 +15,8 @@ impl Session {
         let Some(scene) = open.scene.as_mut() else {
             return false;
         };
-        let changed = scene.toggle(&open.model, item);
-        changed && scene.layout(&open.model, &mut || false).is_ok()
+        let changed = scene.toggle(open.doc.model(), item);
+        changed && scene.layout(open.doc.model(), &mut || false).is_ok()
     }
 
     /// Expands every group (`depth` levels) or collapses all (`depth` 0). The layout
@@ -66,7 +66,7 @@ impl Session {
         let open = self.open.as_mut()?;
         let scene = open.scene.as_mut()?;
         let before = scene.snapshot();
-        change(scene, &open.model);
+        change(scene, open.doc.model());
         self.runs += 1;
         self.work = Some(Work {
             run: self.runs,
@@ -86,7 +86,7 @@ impl Session {
         let Some((model, scene)) = self
             .open
             .as_mut()
-            .and_then(|o| o.scene.as_mut().map(|s| (&o.model, s)))
+            .and_then(|o| o.scene.as_mut().map(|s| (o.doc.model(), s)))
         else {
             self.work = None;
             return Step::Gone;
@@ -134,8 +134,8 @@ impl Session {
         }
         let open = self.open.as_mut()?;
         let scene = open.scene.as_mut()?;
-        if scene.reveal(&open.model, item) {
-            scene.layout(&open.model, &mut || false).ok()?;
+        if scene.reveal(open.doc.model(), item) {
+            scene.layout(open.doc.model(), &mut || false).ok()?;
         }
         scene.rect(item)
     }
@@ -149,7 +149,7 @@ impl Session {
         let Some(scene) = open.scene.as_ref() else {
             return String::new();
         };
-        svg::region(scene, &open.model, view, detail, selected, &|item| {
+        svg::region(scene, open.doc.model(), view, detail, selected, &|item| {
             if self.is_new(item) {
                 Some(svg::Mark::class("g-new"))
             } else if item.problem.is_some()
@@ -182,6 +182,9 @@ impl Session {
         let open = self.open.as_ref()?;
         let scene = open.scene.as_ref()?;
         let stem = open.name.strip_suffix(".onnx").unwrap_or(&open.name);
-        Some((format!("{stem}.svg"), svg::document(scene, &open.model)))
+        Some((
+            format!("{stem}.svg"),
+            svg::document(scene, open.doc.model()),
+        ))
     }
 }

@@ -70,11 +70,11 @@ pub struct CompareView {
 
 impl Comparison {
     fn new(label: String, other: Model, open: &OpenModel) -> Self {
-        let b = &open.model;
+        let b = open.doc.model();
         let d = graft::diff::diff(&other, b);
         let mut c = Comparison {
             label,
-            serial: open.serial,
+            serial: open.serial(),
             marks: FxMap::default(),
             inside_nodes: FxMap::default(),
             inside_functions: FxMap::default(),
@@ -204,24 +204,16 @@ impl Session {
         let Some(open) = self.open.as_mut() else {
             return false;
         };
-        // Undo back to the step, copy, redo: undo and redo are exact.
-        let mut model = std::mem::take(&mut open.model);
-        let back = self.edits.log().len().saturating_sub(step);
-        let mut undone = 0;
-        while undone < back && self.edits.undo(&mut model).is_some() {
-            undone += 1;
-        }
-        let other = model.clone();
-        for _ in 0..undone {
-            if let Err(e) = self.edits.redo(&mut model) {
-                // Never seen (redo is exact), but then show the model as it stands,
-                // at that step, with its later edits still to redo.
-                self.error = Some(format!("Compare: redo failed: {e}"));
-                self.show_edited(model, &Touched::whole(), None, false);
+        let from = open.serial();
+        let other = match open.doc.model_at(step) {
+            Ok(other) => other,
+            Err(e) => {
+                // Never seen (redo is exact): the model is shown as it stands.
+                self.error = Some(format!("Compare: {e}"));
+                self.show_edited(from, &Touched::whole(), None);
                 return false;
             }
-        }
-        open.model = model;
+        };
         let label = if step == 0 {
             "the model as opened".to_string()
         } else {
@@ -252,7 +244,7 @@ impl Session {
         let (Some(c), Some(open)) = (self.compare.as_ref(), self.open.as_ref()) else {
             return;
         };
-        if c.serial != open.serial
+        if c.serial != open.serial()
             && self.draft.is_none()
             && let Some(c) = self.compare.take()
         {
@@ -340,7 +332,7 @@ impl Session {
         let open = self.open.as_mut()?;
         let scene = open.scene.as_mut()?;
         let found = scene.view.find(
-            &open.model,
+            open.doc.model(),
             SEARCH_ITEM_LIMIT,
             |i| matches!(i.kind, ItemKind::Node { node: n, .. } if n == node),
         );
@@ -398,18 +390,20 @@ impl Session {
         let jump = self.compare.as_ref()?.rows.get(index)?.jump;
         let open = self.open.as_mut()?;
         let scene = open.scene.as_mut()?;
-        let found = scene.view.find(&open.model, SEARCH_ITEM_LIMIT, |item| {
-            match (&item.kind, jump) {
-                (ItemKind::Node { node, .. }, Jump::Node(n)) => *node == n,
-                (
-                    ItemKind::Node {
-                        callee: Some(f), ..
-                    },
-                    Jump::Call(g),
-                ) => *f == g,
-                _ => false,
-            }
-        });
+        let found = scene
+            .view
+            .find(open.doc.model(), SEARCH_ITEM_LIMIT, |item| {
+                match (&item.kind, jump) {
+                    (ItemKind::Node { node, .. }, Jump::Node(n)) => *node == n,
+                    (
+                        ItemKind::Node {
+                            callee: Some(f), ..
+                        },
+                        Jump::Call(g),
+                    ) => *f == g,
+                    _ => false,
+                }
+            });
         found.first().copied()
     }
 }

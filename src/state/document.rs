@@ -1,4 +1,8 @@
-//! The document and its history: every edit goes through here (checked, undoable), and undo and redo.
+//! The document and its history: every edit, undo, redo and log goes through the open
+//! model's `graft::host::Host` (checked, undoable; it keeps what is derived current),
+//! and the scene is redrawn from what the command touched.
+
+use graft::host::{Command, EngineError};
 
 use super::*;
 
@@ -27,36 +31,76 @@ impl Session {
         make: impl FnOnce(&Model) -> Result<Option<graft::edit::Change>, graft::edit::EditError>,
         focus: impl FnOnce(&Model) -> Option<NodeId>,
     ) -> bool {
-        if self.draft.is_some() || self.work.is_some() || self.pending().is_some() {
+        if self.busy() {
             return false;
         }
-        let Some(open) = self.open.as_mut() else {
+        let Some(open) = self.open.as_ref() else {
             return false;
         };
-        let mut model = std::mem::take(&mut open.model);
-        let made = match make(&model) {
-            Ok(Some(change)) => self
-                .edits
-                .apply_change(&mut model, &change, &mut open.checked),
-            Ok(None) => {
-                open.model = model;
-                return false;
-            }
-            Err(e) => Err(e),
-        };
-        let touched = match made {
-            Ok(touched) => touched,
+        let change = match make(open.doc.model()) {
+            Ok(Some(change)) => change,
+            Ok(None) => return false,
             Err(e) => {
-                open.model = model;
                 self.refuse(at, what, e);
                 return false;
             }
         };
-        self.field_error = None;
-        let focus = focus(&model);
-        self.show_edited(model, &touched, focus, true);
-        self.error = None;
-        true
+        // The engine let the request in only while its ids hold (`Host::ids_hold`),
+        // so they are the open state's.
+        let on = open.serial();
+        match self.command(Command::Change { change, on }, focus) {
+            Ok(_) => {
+                self.error = None;
+                true
+            }
+            Err(e) => {
+                match e {
+                    EngineError::Refused(e) => self.refuse(at, what, e),
+                    e => self.error = Some(format!("{what}: {e}")),
+                }
+                false
+            }
+        }
+    }
+
+    /// Whether an open, an inline dialog or work in pieces holds the document: no
+    /// command reaches it then.
+    pub(super) fn busy(&self) -> bool {
+        self.draft.is_some() || self.work.is_some() || self.pending().is_some()
+    }
+
+    /// Sends `command` through the open document's door and, when it changed the
+    /// model, shows the result: the canvas with the groups open that were open
+    /// before (and the node `focus` finds selected). On an error nothing changes.
+    pub(super) fn command(
+        &mut self,
+        command: Command,
+        focus: impl FnOnce(&Model) -> Option<NodeId>,
+    ) -> Result<graft::host::Applied, EngineError> {
+        let Some(open) = self.open.as_mut() else {
+            return Err(EngineError::Refused(graft::edit::EditError::new(
+                graft::edit::Field::Edit,
+                "No model is open.",
+            )));
+        };
+        let from = open.serial();
+        // The view shares the inference; let go of it so the update needs no copy.
+        let shared = open.scene.as_mut().and_then(|s| s.view.inferred.take());
+        let applied = open.doc.apply(command);
+        match &applied {
+            Ok(applied) if applied.edits > 0 => {
+                drop(shared);
+                self.field_error = None;
+                let focus = focus(open.doc.model());
+                self.show_edited(from, &applied.touched, focus);
+            }
+            _ => {
+                if let Some(scene) = open.scene.as_mut() {
+                    scene.view.inferred = shared;
+                }
+            }
+        }
+        applied
     }
 
     /// Shows why an edit was refused: beside the field it came from, else in the
@@ -73,162 +117,119 @@ impl Session {
         }
     }
 
-    /// Shows `model`, the open one after an edit, undo or redo that `touched`
-    /// describes: inference and the checker redo only what it touched; an edit of
-    /// attributes alone rewrites the edited boxes in place and lays out only the groups
-    /// holding them, anything else builds the view again with the groups open that
-    /// were open.
-    /// `checked_current`: the open model's check is already that of `model`.
-    pub(super) fn show_edited(
-        &mut self,
-        model: Model,
-        touched: &Touched,
-        focus: Option<NodeId>,
-        checked_current: bool,
-    ) {
+    /// Shows the open model after a command that `touched` it, from state `from`: an
+    /// edit of attributes or names alone rewrites the edited boxes in place and lays
+    /// out only the groups holding them, anything else builds the view again with the
+    /// groups open that were open.
+    pub(super) fn show_edited(&mut self, from: u64, touched: &Touched, focus: Option<NodeId>) {
         self.field_error = None;
-        let Some(mut before) = self.open.take() else {
+        let Some(open) = self.open.as_mut() else {
             return;
         };
-        // The view shares the inference; let go of it so the update needs no copy.
-        if let Some(scene) = before.scene.as_mut() {
-            scene.view.inferred = None;
-        }
-        let mut inferred = Arc::try_unwrap(std::mem::take(&mut before.inferred))
-            .unwrap_or_else(|shared| (*shared).clone());
-        inferred.update_touched(&model, touched);
-        let inferred = Arc::new(inferred);
-        let mut checked = std::mem::take(&mut before.checked);
-        if !checked_current {
-            checked.update(&model, touched);
-        }
-        if before
-            .imported
-            .iter()
-            .any(|d| !graft::check::import_finding_holds(&model, d))
-        {
-            let holding = before.imported.iter();
-            let holding = holding.filter(|d| graft::check::import_finding_holds(&model, d));
-            before.imported = Arc::new(holding.cloned().collect());
-        }
-        let summary = Arc::new(summary_of(&model, &before.imported, &checked));
+        let model = open.doc.model();
         let in_place = touched.labels_only()
-            && before
+            && open
                 .scene
                 .as_mut()
-                .is_some_and(|scene| scene.refresh_nodes(&model, &touched.nodes));
-        let (mut next, items) = if in_place && let Some(mut scene) = before.scene.take() {
-            scene.view.inferred = Some(inferred.clone());
-            let _ = scene.layout(&model, &mut || false);
-            let items = (0..scene.view.items.len())
+                .is_some_and(|scene| scene.refresh_nodes(model, &touched.nodes));
+        let items = if in_place && let Some(scene) = open.scene.as_mut() {
+            scene.view.inferred = Some(open.doc.inferred().clone());
+            let _ = scene.layout(model, &mut || false);
+            (0..scene.view.items.len())
                 .filter_map(|i| ItemId::try_from(i).ok())
                 .map(|i| (i, i))
-                .collect();
-            let next = edited_model(&before, model, summary, Some(scene), inferred, checked);
-            (next, items)
+                .collect()
         } else {
             let renumbered = touched.ids == graft::ir::Ids::Renumbered;
-            open_edited(&before, model, summary, inferred, checked, renumbered)
+            let before = open.scene.take();
+            let (scene, items) =
+                open_edited(before.as_ref().map(|s| &s.view), &open.doc, renumbered);
+            open.scene = scene;
+            items
         };
+        open.problem_nodes = problem_nodes(open.doc.summary());
         let focus = focus.and_then(|node| {
-            let view = &next.scene.as_ref()?.view;
+            let view = &open.scene.as_ref()?.view;
             let found = view
                 .items
                 .iter()
                 .position(|i| matches!(i.kind, ItemKind::Node { node: n, .. } if n == node))?;
             ItemId::try_from(found).ok()
         });
-        if touched.ids != graft::ir::Ids::Kept {
-            next.ids_from = next.serial;
-        }
         self.moves = Some(Moves {
-            from: before.serial,
-            to: next.serial,
+            from,
+            to: open.serial(),
             items,
             focus,
         });
-        self.open = Some(next);
     }
 
     /// Undoes the last edit.
     pub fn undo(&mut self) -> bool {
-        if self.draft.is_some() || self.work.is_some() || self.pending().is_some() {
-            return false;
-        }
-        let Some(open) = self.open.as_mut() else {
-            return false;
-        };
-        let mut model = std::mem::take(&mut open.model);
-        let Some((_, touched)) = self.edits.undo(&mut model) else {
-            open.model = model;
-            return false;
-        };
-        self.show_edited(model, &touched, None, false);
-        true
+        !self.busy() && self.command(Command::Undo, |_| None).is_ok()
     }
 
     /// Applies the last undone edit again.
     pub fn redo(&mut self) -> bool {
-        if self.draft.is_some() || self.work.is_some() || self.pending().is_some() {
+        if self.busy() {
             return false;
         }
-        let Some(open) = self.open.as_mut() else {
-            return false;
-        };
-        let mut model = std::mem::take(&mut open.model);
-        match self.edits.redo(&mut model) {
-            Ok(Some((_, touched))) => {
-                self.show_edited(model, &touched, None, false);
-                true
-            }
-            Ok(None) => {
-                open.model = model;
-                false
-            }
+        match self.command(Command::Redo, |_| None) {
+            Ok(_) => true,
+            Err(EngineError::NothingToRedo) => false,
             Err(e) => {
-                open.model = model;
                 self.error = Some(format!("Redo: {e}"));
                 false
             }
         }
     }
 
+    /// Undoes or redoes until `done` edits are in force (a step of the history).
+    pub fn go_to_step(&mut self, done: usize) {
+        if !self.busy() {
+            let _ = self.command(Command::GoTo(done), |_| None);
+        }
+    }
+
     pub fn can_undo(&self) -> bool {
-        self.edits.can_undo() && self.draft.is_none()
+        self.draft.is_none() && self.open.as_ref().is_some_and(|o| o.doc.can_undo())
     }
 
     pub fn can_redo(&self) -> bool {
-        self.edits.can_redo() && self.draft.is_none()
+        self.draft.is_none() && self.open.as_ref().is_some_and(|o| o.doc.can_redo())
     }
 
     /// The history: the edits in force (oldest first), then the undone ones (the next
     /// to redo first), each as one line.
     pub fn history(&self) -> (Vec<String>, Vec<String>) {
-        let line = |e: &graft::edit::Edit| graft::edit::describe(e);
-        (
-            self.edits.log().into_iter().map(line).collect(),
-            self.edits.undone().iter().rev().map(line).collect(),
-        )
+        self.document().map(|d| d.history()).unwrap_or_default()
     }
 
     /// The edit log as JSON (`graft apply LOG MODEL -o OUT` replays it).
     pub fn edit_log(&self) -> String {
-        self.edits.log_json()
+        self.document()
+            .map_or_else(|| "[]".into(), |d| d.log_json())
     }
 
     /// The stamps of the edits in force (`History::stamps`), and the JSON of each
     /// edit from `from` on.
     pub fn log_stamps(&self) -> Vec<u64> {
-        self.edits.stamps()
+        self.document().map(|d| d.log_stamps()).unwrap_or_default()
     }
 
     pub fn log_from(&self, from: usize) -> Vec<String> {
-        let log = self.edits.log();
-        let edits = log.get(from..).unwrap_or_default();
-        edits
-            .iter()
-            .filter_map(|e| serde_json::to_string(e).ok())
-            .collect()
+        self.document()
+            .map(|d| d.log_from(from))
+            .unwrap_or_default()
+    }
+
+    /// The document whose history is shown: the open one, or while an inline is
+    /// previewed, the host's.
+    fn document(&self) -> Option<&graft::host::Host> {
+        match self.draft.as_ref().and_then(|d| d.lent_host()) {
+            Some(host) => Some(host),
+            None => self.open.as_ref().map(|o| &o.doc),
+        }
     }
 
     /// Applies an edit log (as [`Session::edit_log`] writes it) to the open model,
@@ -239,40 +240,20 @@ impl Session {
         if !note.is_empty() {
             self.error = Some(note);
         }
-        let mut edits = match read_log(log) {
+        let edits = match graft::host::read_log(log) {
             Ok(edits) => edits,
-            Err((_, e)) => {
+            Err(e) => {
                 self.error = Some(format!("The kept edits do not read: {e}"));
                 return;
             }
         };
         let total = edits.len();
-        let Some(open) = self.open.as_mut() else {
-            return;
-        };
-        let mut model = std::mem::take(&mut open.model);
-        let mut applied = 0;
-        let mut refused = None;
-        for edit in edits.drain(..) {
-            match self
-                .edits
-                .apply_checked(&mut model, edit, &mut open.checked)
-            {
-                Ok(_) => applied += 1,
-                Err(e) => {
-                    refused = Some(e);
-                    break;
-                }
-            }
-        }
-        if applied == 0 {
-            open.model = model;
-        } else {
-            self.show_edited(model, &Touched::whole(), None, true);
-        }
-        if let Some(e) = refused {
+        if let Ok(applied) = self.command(Command::Restore(edits), |_| None)
+            && let Some((_, e)) = applied.refused
+        {
             self.error = Some(format!(
-                "Only {applied} of the {total} kept edits could be applied again: {e}"
+                "Only {} of the {total} kept edits could be applied again: {e}",
+                applied.edits
             ));
         }
     }
@@ -281,51 +262,23 @@ impl Session {
     /// each edit undoable. Refused: why, and which edit (from 0) when one is at fault;
     /// the model is as it was.
     pub fn apply_log(&mut self, log: &str) -> Result<usize, (Option<usize>, String)> {
-        if self.draft.is_some() || self.work.is_some() || self.pending().is_some() {
+        if self.busy() {
             return Err((
                 None,
                 "The editor is busy (an open, an inline or a layout in progress).".into(),
             ));
         }
-        let edits = read_log(log)?;
-        let open = self
-            .open
-            .as_mut()
-            .ok_or((None, "No model is open.".to_string()))?;
-        let mut model = std::mem::take(&mut open.model);
-        match self.edits.apply_all(&mut model, edits, &mut open.checked) {
-            Ok(0) => {
-                open.model = model;
-                Ok(0)
-            }
-            Ok(applied) => {
-                self.show_edited(model, &Touched::whole(), None, true);
-                self.error = None;
-                Ok(applied)
-            }
-            Err((at, e)) => {
-                open.model = model;
-                Err((Some(at), format!("edit {} of the log: {e}", at + 1)))
-            }
+        let refused = |e: EngineError| (e.index(), e.to_string());
+        let edits = graft::host::read_log(log).map_err(refused)?;
+        if self.open.is_none() {
+            return Err((None, "No model is open.".to_string()));
         }
+        let applied = self
+            .command(Command::Log(edits), |_| None)
+            .map_err(refused)?;
+        if applied.edits > 0 {
+            self.error = None;
+        }
+        Ok(applied.edits)
     }
-}
-
-/// The edits of a JSON edit log (an array, as `graft apply` reads); one that does
-/// not read is named by its position (from 0).
-fn read_log(log: &str) -> Result<Vec<graft::edit::Edit>, (Option<usize>, String)> {
-    let items: Vec<serde_json::Value> = serde_json::from_str(log)
-        .map_err(|e| (None, format!("the log is not a JSON array of edits: {e}")))?;
-    items
-        .into_iter()
-        .enumerate()
-        .map(|(k, item)| {
-            serde_json::from_value(item).map_err(|e| {
-                (
-                    Some(k),
-                    format!("edit {} of the log does not read: {e}", k + 1),
-                )
-            })
-        })
-        .collect()
 }

@@ -8,6 +8,8 @@
 use std::cell::RefCell;
 use std::hash::{Hash, Hasher};
 
+use graft::host::STALE;
+
 use super::protocol::{
     Answer, Document, Draft, Envelope, LogChange, Messages, Names, Request, SceneInfo, Selection,
     Update, Viewport,
@@ -172,10 +174,7 @@ fn handle(seq: u64, serial: u64, request: Request, files: PickedFiles) {
             None
         }
         Request::GoToStep(done) => {
-            change(|s| {
-                while s.history().0.len() > done && s.undo() {}
-                while s.history().0.len() < done && s.redo() {}
-            });
+            change(|s| s.go_to_step(done));
             None
         }
         Request::DismissError => {
@@ -359,7 +358,7 @@ fn handle(seq: u64, serial: u64, request: Request, files: PickedFiles) {
             with(|e| {
                 if let Some(found) = e.session.matched_in_open(item) {
                     e.selection = vec![found];
-                    e.selection_of = e.session.open().map_or(0, |o| o.serial);
+                    e.selection_of = e.session.open().map_or(0, |o| o.serial());
                 }
             });
             None
@@ -392,7 +391,7 @@ fn handle(seq: u64, serial: u64, request: Request, files: PickedFiles) {
             if let Some(item) = item {
                 with(|e| {
                     e.selection = vec![item];
-                    e.selection_of = e.session.open().map_or(0, |o| o.serial);
+                    e.selection_of = e.session.open().map_or(0, |o| o.serial());
                 });
             }
             None
@@ -559,14 +558,15 @@ fn edit<R>(f: impl FnOnce(&mut Session) -> R) -> Option<Answer> {
 /// errors at nodes, each as `line N: message (code)`.
 fn text(s: &Session, function: Option<usize>) -> Option<(String, Vec<String>)> {
     let open = s.open()?;
-    let model = &open.model;
+    let model = open.doc.model();
     let f = match function {
         None => None,
         Some(i) => Some(*model.functions.get(i)?),
     };
     let (text, lines) = graft::text::print_with_lines(model, f);
     let mut problems: Vec<(usize, String)> = open
-        .checked
+        .doc
+        .checked()
         .diagnostics()
         .iter()
         .filter(|d| d.severity == Severity::Error)
@@ -579,11 +579,6 @@ fn text(s: &Session, function: Option<usize>) -> Option<(String, Vec<String>)> {
     Some((text, problems.into_iter().map(|(_, p)| p).collect()))
 }
 
-/// Why a request made on an older state of the model is refused.
-const STALE: &str = "Not done: the request was made on the model as it was before the \
-                     last undo, redo or replacement, and the ids it names may now name \
-                     something else. Nothing was changed; try again.";
-
 impl Engine {
     /// `request` as it applies to the open model, when it was made on the state
     /// `serial`; else what to answer instead. View items of an earlier state are
@@ -595,10 +590,10 @@ impl Engine {
         let Some(open) = self.session.open() else {
             return Ok(request);
         };
-        if serial == open.serial {
+        if serial == open.serial() {
             return Ok(request);
         }
-        let stale = serial < open.ids_from;
+        let stale = !open.doc.ids_hold(serial);
         let item = |i: ItemId| self.session.carry_item(serial, i).ok_or(None);
         match request.names() {
             Names::Nothing => Ok(request),
@@ -673,7 +668,7 @@ impl Engine {
         };
         let stamp = {
             let s = &self.session;
-            s.open().map_or((0, 0), |o| (o.serial, s.opened()))
+            s.open().map_or((0, 0), |o| (o.serial(), s.opened()))
         };
         let stamps = self.session.log_stamps();
         if stamps != self.log_sent {
@@ -698,9 +693,9 @@ impl Engine {
                     Some(Origin::Example(file)) => Some(file.to_string()),
                     _ => None,
                 },
-                summary: s.open().map(|o| (*o.summary).clone()),
+                summary: s.open().map(|o| (**o.summary()).clone()),
                 functions: s.open().map_or_else(Vec::new, |o| {
-                    let m = &o.model;
+                    let m = o.doc.model();
                     m.functions
                         .iter()
                         .map(|&f| m.function(f).key().to_string())
@@ -1188,7 +1183,10 @@ mod tests {
         let page = read_back(&update);
         let doc = page.document.as_ref().expect("the document");
         assert_eq!(doc.name.as_deref(), Some("functions_and_control_flow.onnx"));
-        assert_eq!(doc.summary.as_ref(), e.session.open().map(|o| &*o.summary));
+        assert_eq!(
+            doc.summary.as_ref(),
+            e.session.open().map(|o| &**o.summary())
+        );
         assert_eq!(doc.library, e.session.function_library());
         assert_eq!(doc.problems, e.session.problems());
         assert!(!page.palette.expect("the palette").is_empty());
@@ -1249,7 +1247,7 @@ mod tests {
             })
             .expect("a node");
         e.selection = vec![item];
-        e.selection_of = e.session.open().map_or(0, |o| o.serial);
+        e.selection_of = e.session.open().map_or(0, |o| o.serial());
         let (first, _) = e.update(None, false);
         let props = read_back(&first).properties.flatten().expect("properties");
         let node = props.editor.as_ref().expect("a node editor").node;
@@ -1259,7 +1257,7 @@ mod tests {
         let page = read_back(&after);
         let selection = page.selection.expect("the selection, carried");
         assert_eq!(selection.nodes, 1);
-        assert_eq!(selection.serial, e.session.open().map_or(0, |o| o.serial));
+        assert_eq!(selection.serial, e.session.open().map_or(0, |o| o.serial()));
         let props = page.properties.flatten().expect("its properties");
         assert_eq!(props.name, "renamed_here");
         assert!(page.document.expect("the document").can_undo);
@@ -1278,7 +1276,7 @@ mod tests {
         let expected: Vec<&str> = e
             .session
             .open()
-            .map(|o| o.summary.diagnostics.iter().map(|d| d.code).collect())
+            .map(|o| o.summary().diagnostics.iter().map(|d| d.code).collect())
             .unwrap_or_default();
         assert_eq!(codes, expected);
         let request = Envelope {
@@ -1363,17 +1361,17 @@ mod tests {
     #[test]
     fn requests_from_before_an_undone_replacement_are_refused_and_the_selection_dropped() {
         let mut e = engine_with("mlp.onnx");
-        let original = graft::text::print_model(&e.session.open().unwrap().model);
+        let original = graft::text::print_model(e.session.open().unwrap().model());
         let text = crate::state::tests::mlp_with_relu2(&e.session);
         assert!(e.session.apply_text(None, &text));
         e.carry();
-        let applied = e.session.open().unwrap().serial;
+        let applied = e.session.open().unwrap().serial();
         let item = crate::state::tests::item_of(&e.session, "layer1/Relu2");
         let gemm = crate::state::tests::item_of(&e.session, "layer2/Gemm");
         e.selection = vec![gemm, item];
         e.selection_of = applied;
         let relu2 = e.session.selected_nodes(&[item])[0];
-        let out2 = e.session.open().unwrap().model.node(relu2).outputs[0].unwrap();
+        let out2 = e.session.open().unwrap().model().node(relu2).outputs[0].unwrap();
 
         assert!(e.session.undo());
         e.carry();
@@ -1382,14 +1380,14 @@ mod tests {
         // node that now has its id).
         let named = |e: &Engine| {
             let nodes = e.session.selected_nodes(&e.selection);
-            let model = &e.session.open().unwrap().model;
+            let model = e.session.open().unwrap().model();
             nodes
                 .iter()
                 .map(|&n| model.node(n).name().to_string())
                 .collect::<Vec<_>>()
         };
         assert_eq!(named(&e), ["layer2/Gemm"]);
-        let model = &e.session.open().unwrap().model;
+        let model = e.session.open().unwrap().model();
         assert_eq!(
             model.live_node(relu2).map(|n| n.name()),
             Some("layer2/Gemm"),
@@ -1401,10 +1399,10 @@ mod tests {
         e.carry();
         let item = crate::state::tests::item_of(&e.session, "layer1/Relu2");
         e.selection = vec![item];
-        e.selection_of = e.session.open().unwrap().serial;
+        e.selection_of = e.session.open().unwrap().serial();
         let (update, _) = e.update(None, true);
         assert!(read_back(&update).properties.flatten().is_some());
-        let applied = e.session.open().unwrap().serial;
+        let applied = e.session.open().unwrap().serial();
         assert!(e.session.undo());
         e.carry();
         assert!(e.selection.is_empty(), "{:?}", e.selection);
@@ -1412,12 +1410,12 @@ mod tests {
         assert_eq!(read_back(&update).properties, Some(None));
         assert_refused(&mut e, applied, relu2, out2);
         assert_eq!(
-            graft::text::print_model(&e.session.open().unwrap().model),
+            graft::text::print_model(e.session.open().unwrap().model()),
             original
         );
         assert!(e.session.can_redo(), "the redo is kept");
         // Made on the state the page now has, the same request goes through.
-        let now = e.session.open().unwrap().serial;
+        let now = e.session.open().unwrap().serial();
         let rename = Request::RenameNode(relu2, "renamed".into());
         assert_eq!(e.current(now, rename.clone()), Ok(rename));
     }
@@ -1430,12 +1428,12 @@ mod tests {
             .unwrap();
         e.session.apply_inline().unwrap();
         e.carry();
-        let inlined = e.session.open().unwrap().serial;
+        let inlined = e.session.open().unwrap().serial();
         let item = crate::state::tests::item_of(&e.session, "mlp/layer1/Relu");
         e.selection = vec![item];
         e.selection_of = inlined;
         let node = e.session.selected_nodes(&e.selection)[0];
-        let value = e.session.open().unwrap().model.node(node).outputs[0].unwrap();
+        let value = e.session.open().unwrap().model().node(node).outputs[0].unwrap();
         // A request made on the inlined model, before the undo, still applies to it.
         let expand = Request::ExpandStandard(node);
         assert_eq!(e.current(inlined, expand.clone()), Ok(expand));
@@ -1470,7 +1468,7 @@ mod tests {
             sent
         };
         let nodes: Vec<NodeId> = {
-            let m = &e.session.open().unwrap().model;
+            let m = e.session.open().unwrap().model();
             m.graph(m.graph.unwrap()).nodes.clone()
         };
         follow(&mut e);
@@ -1509,10 +1507,10 @@ mod tests {
         for seed in 1..=12u64 {
             let mut dice = Dice(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15));
             let mut e = engine_with("mlp.onnx");
-            let opened = graft::text::print_model(&e.session.open().unwrap().model);
+            let opened = graft::text::print_model(e.session.open().unwrap().model());
             let errors = |e: &Engine| {
                 let open = e.session.open().unwrap();
-                let checked = open.checked.diagnostics().iter();
+                let checked = open.doc.checked().diagnostics().iter();
                 checked
                     .filter(|d| d.severity == graft::Severity::Error)
                     .count()
@@ -1522,14 +1520,14 @@ mod tests {
             let mut states: Vec<(u64, Vec<(NodeId, String)>)> = Vec::new();
             let snapshot = |e: &Engine| {
                 let open = e.session.open().unwrap();
-                let m = &open.model;
+                let m = open.doc.model();
                 let ops = m
                     .nodes
                     .iter()
                     .filter(|(n, _)| m.live_node(*n).is_some())
                     .map(|(n, node)| (n, node.op_type().to_string()))
                     .collect();
-                (open.serial, ops)
+                (open.serial(), ops)
             };
             states.push(snapshot(&e));
             for step in 0..40 {
@@ -1542,7 +1540,7 @@ mod tests {
                         e.session.redo();
                     }
                     2 => {
-                        let text = graft::text::print_model(&e.session.open().unwrap().model);
+                        let text = graft::text::print_model(e.session.open().unwrap().model());
                         let relu = r#"["layer1/Relu"] "layer1.out" = Relu("layer1.linear")"#;
                         if text.contains(relu) && !text.contains("layer1.out2") {
                             let text = crate::state::tests::mlp_with_relu2(&e.session);
@@ -1550,7 +1548,7 @@ mod tests {
                         }
                     }
                     3 => {
-                        if e.session.open().unwrap().model.nodes.len() < 40 {
+                        if e.session.open().unwrap().model().nodes.len() < 40 {
                             let _ = e.session.begin_inline(vec![example_file("mlp.onnx")]);
                             let _ = e.session.apply_inline();
                             e.session.cancel_inline();
@@ -1572,7 +1570,7 @@ mod tests {
                         let Ok(request) = e.current(*made_on, request) else {
                             continue;
                         };
-                        let now = e.session.open().unwrap().model.live_node(node);
+                        let now = e.session.open().unwrap().model().live_node(node);
                         let now = now.map(|n| n.op_type().to_string());
                         let applied = match request {
                             Request::RenameNode(n, to) => e.session.rename_node(n, &to),
@@ -1595,7 +1593,7 @@ mod tests {
             }
             while e.session.undo() {}
             assert_eq!(
-                graft::text::print_model(&e.session.open().unwrap().model),
+                graft::text::print_model(e.session.open().unwrap().model()),
                 opened,
                 "seed {seed}: undoing everything"
             );

@@ -17,7 +17,66 @@ use graft::inline::{Candidate, InlineOptions, InlineUndo, Mode};
 use graft::ir::NodeId;
 use graft::view::{Item, ItemKind};
 
+use graft::host::{Command, Host, Lent};
+
 use super::{LoadedFile, OpenModel, Session, load_model, open_model};
+
+/// What the page shows of an open model, apart from its document.
+#[derive(Debug)]
+pub(super) struct Shown {
+    name: String,
+    origin: super::Origin,
+    scene: Option<graft::view::Scene>,
+    problem_nodes: graft::hash::FxMap<NodeId, ()>,
+}
+
+impl Shown {
+    fn split(open: OpenModel) -> (Host, Shown) {
+        let OpenModel {
+            name,
+            origin,
+            doc,
+            scene,
+            problem_nodes,
+        } = open;
+        let shown = Shown {
+            name,
+            origin,
+            scene,
+            problem_nodes,
+        };
+        (doc, shown)
+    }
+
+    fn join(self, doc: Host) -> OpenModel {
+        OpenModel {
+            name: self.name,
+            origin: self.origin,
+            doc,
+            scene: self.scene,
+            problem_nodes: self.problem_nodes,
+        }
+    }
+}
+
+/// The host model out of the open one (the preview undone), for a preview to change.
+struct Taken {
+    model: Model,
+    /// The options of the preview that was shown.
+    previous: Option<InlineOptions>,
+    /// The open document, its model lent out, and the view it was shown in.
+    open: (Lent, Shown),
+    /// While a preview was shown: the host's document and view ([`Draft::host`]).
+    host: Option<(Lent, Shown)>,
+}
+
+impl Taken {
+    /// The host's document with its model back, and the view it was shown in.
+    fn host(self) -> (Host, Shown, Option<InlineOptions>) {
+        let (lent, view) = self.host.unwrap_or(self.open);
+        (lent.give_back(self.model), view, self.previous)
+    }
+}
 
 /// An inline being set up.
 #[derive(Debug)]
@@ -34,10 +93,10 @@ pub(super) struct Draft {
     prefix: String,
     /// `Some("domain.name")`: import the guest as that local function.
     as_function: Option<String>,
-    /// While a preview is shown: the host's view, check and inference as they were
-    /// before the dialog opened (its model is the open one, with the preview undone).
-    /// `None`: the open model is the host itself.
-    host: Option<OpenModel>,
+    /// While a preview is shown: the host's document, its model lent out (it is the
+    /// open one, with the preview undone), and its view as it was before the dialog
+    /// opened. `None`: the open model is the host itself.
+    host: Option<(Lent, Shown)>,
     host_name: String,
     /// The inline the open model shows, and what undoes it.
     shown: Option<(InlineOptions, InlineUndo)>,
@@ -65,6 +124,11 @@ pub struct InlineView {
 }
 
 impl Draft {
+    /// The host's document while a preview is shown.
+    pub(super) fn lent_host(&self) -> Option<&Host> {
+        self.host.as_ref().map(|(lent, _)| lent.host())
+    }
+
     /// The inline the dialog's choices describe.
     fn options(&self) -> InlineOptions {
         InlineOptions {
@@ -121,7 +185,7 @@ impl Session {
         };
         let candidates = inputs
             .iter()
-            .map(|(input, _)| graft::inline::binding_candidates(&host.model, &guest, input))
+            .map(|(input, _)| graft::inline::binding_candidates(host.doc.model(), &guest, input))
             .collect();
         self.draft = Some(Draft {
             guest_name,
@@ -143,17 +207,21 @@ impl Session {
         Ok(())
     }
 
-    /// The host model, out of the open one (the preview undone), with the options
-    /// of the preview that was shown and the open view it was shown in.
-    fn take_host(&mut self) -> Option<(Model, Option<InlineOptions>, OpenModel)> {
+    /// The host model, out of the open one (the preview undone).
+    fn take_host(&mut self) -> Option<Taken> {
         let draft = self.draft.as_mut()?;
-        let mut shown = self.open.take()?;
-        let mut model = std::mem::take(&mut shown.model);
+        let (doc, shown) = Shown::split(self.open.take()?);
+        let (mut model, lent) = doc.lend();
         let previous = draft.shown.take().map(|(options, undo)| {
             undo.undo(&mut model);
             options
         });
-        Some((model, previous, shown))
+        Some(Taken {
+            model,
+            previous,
+            open: (lent, shown),
+            host: draft.host.take(),
+        })
     }
 
     /// Inlines the draft's guest into the host, in place, and shows the result.
@@ -168,7 +236,13 @@ impl Session {
             return;
         }
         let options = draft.options();
-        let Some((mut model, previous, mut shown)) = self.take_host() else {
+        let Some(Taken {
+            mut model,
+            previous,
+            open,
+            host,
+        }) = self.take_host()
+        else {
             return;
         };
         let Some(draft) = self.draft.as_mut() else {
@@ -179,22 +253,15 @@ impl Session {
                 draft.error = None;
                 draft.added = report.nodes.iter().copied().collect();
                 draft.shown = Some((options, undo));
-                // The host's view is kept for Cancel; a preview's is dropped.
-                let host = match draft.host.take() {
-                    Some(host) => host,
-                    None => shown,
-                };
+                // The host's document and view are kept for Apply and Cancel; a
+                // preview's are dropped.
+                let (lent, view) = host.unwrap_or(open);
+                let imported = lent.host().imported().clone();
                 let checked = graft::check::Checked::new(&model);
                 let inferred = Arc::new(graft::infer::infer(&model));
-                self.open = Some(open_model(
-                    host.name.clone(),
-                    host.origin,
-                    model,
-                    host.imported.clone(),
-                    checked,
-                    inferred,
-                ));
-                draft.host = Some(host);
+                let doc = Host::from_parts(model, imported, checked, inferred);
+                self.open = Some(open_model(view.name.clone(), view.origin, doc));
+                draft.host = Some((lent, view));
             }
             Err(e) => {
                 draft.error = Some(e.to_string());
@@ -205,24 +272,22 @@ impl Session {
                         graft::inline::inline_model_undoable(&mut model, &draft.guest, &options);
                     inlined.ok().map(|(_, undo)| (options, undo))
                 });
-                match (again, draft.host.take()) {
+                let (lent, view) = match (again, host) {
                     (Some(again), host) => {
                         draft.shown = Some(again);
                         draft.host = host;
-                        shown.model = model;
-                        self.open = Some(shown);
+                        open
                     }
-                    (None, Some(mut host)) => {
+                    (None, Some(host)) => {
                         draft.added.clear();
-                        host.model = model;
-                        self.open = Some(host);
+                        host
                     }
                     (None, None) => {
                         draft.added.clear();
-                        shown.model = model;
-                        self.open = Some(shown);
+                        open
                     }
-                }
+                };
+                self.open = Some(view.join(lent.give_back(model)));
             }
         }
     }
@@ -272,41 +337,51 @@ impl Session {
             guest: draft.guest.clone(),
             options: draft.options(),
         };
-        let Some((mut model, previous, mut shown)) = self.take_host() else {
+        let Some(Taken {
+            model,
+            previous,
+            open: (open, view),
+            host,
+        }) = self.take_host()
+        else {
             return Err("No inline is being set up.".into());
         };
         let Some(mut draft) = self.draft.take() else {
             return Err("No inline is being set up.".into());
         };
-        // The host's check (the open view's, when no preview is shown), brought up
-        // to date by the edit.
-        let mut host = draft.host.take();
-        let checked = match host.as_mut() {
-            Some(host) => &mut host.checked,
-            None => &mut shown.checked,
+        // The page's items are the preview's.
+        let from = open.host().serial();
+        let (host, host_view, preview) = match host {
+            Some((host, host_view)) => (host, Some(host_view), Some(open)),
+            None => (open, None, None),
         };
-        match self.edits.apply_change(&mut model, &change, checked) {
-            Ok(touched) => {
+        let mut doc = host.give_back(model);
+        let on = doc.serial();
+        match doc.apply(Command::Change { change, on }) {
+            Ok(applied) => {
                 // The preview on the canvas is what the edit gave: its groups stay
                 // open.
-                if let Some(host) = host {
-                    shown.checked = host.checked;
-                }
-                self.open = Some(shown);
-                self.show_edited(model, &touched, None, true);
+                self.open = Some(view.join(doc));
+                self.show_edited(from, &applied.touched, None);
                 Ok(())
             }
             Err(e) => {
                 // Back as it was: the preview inlined again.
-                if let Some(options) = previous
-                    && let Ok((_, undo)) =
-                        graft::inline::inline_model_undoable(&mut model, &draft.guest, &options)
-                {
-                    draft.shown = Some((options, undo));
-                }
-                draft.host = host;
-                shown.model = model;
-                self.open = Some(shown);
+                let (mut model, host) = doc.lend();
+                let again = previous.and_then(|options| {
+                    let inlined =
+                        graft::inline::inline_model_undoable(&mut model, &draft.guest, &options);
+                    inlined.ok().map(|(_, undo)| (options, undo))
+                });
+                self.open = Some(match (again, preview, host_view) {
+                    (Some(again), Some(preview), Some(host_view)) => {
+                        draft.shown = Some(again);
+                        draft.host = Some((host, host_view));
+                        view.join(preview.give_back(model))
+                    }
+                    (_, _, Some(host_view)) => host_view.join(host.give_back(model)),
+                    (_, _, None) => view.join(host.give_back(model)),
+                });
                 self.draft = Some(draft);
                 Err(e.to_string())
             }
@@ -315,16 +390,13 @@ impl Session {
 
     /// Closes the dialog; the host comes back as it was.
     pub fn cancel_inline(&mut self) {
-        let Some((model, _, shown)) = self.take_host() else {
+        let Some(taken) = self.take_host() else {
             self.draft = None;
             return;
         };
-        let mut host = match self.draft.take().and_then(|d| d.host) {
-            Some(host) => host,
-            None => shown,
-        };
-        host.model = model;
-        self.open = Some(host);
+        self.draft = None;
+        let (doc, view, _) = taken.host();
+        self.open = Some(view.join(doc));
     }
 
     pub fn inline_view(&self) -> Option<InlineView> {
@@ -384,7 +456,7 @@ mod tests {
     use super::*;
 
     fn nodes(s: &Session) -> usize {
-        s.open().map_or(0, |o| o.model.nodes.len())
+        s.open().map_or(0, |o| o.doc.model().nodes.len())
     }
 
     #[test]
@@ -392,7 +464,7 @@ mod tests {
         let mut session = Session::default();
         open(&mut session, vec![example_file("mlp.onnx")]);
         let host_nodes = nodes(&session);
-        let host_text = graft::text::print_model(&session.open().unwrap().model);
+        let host_text = graft::text::print_model(session.open().unwrap().model());
 
         session
             .begin_inline(vec![example_file("mlp.onnx")])
@@ -450,7 +522,7 @@ mod tests {
         assert_eq!(marked, host_nodes, "the added nodes are highlighted");
         session.apply_inline().unwrap();
         assert!(session.inline_view().is_none());
-        let model = &session.open().unwrap().model;
+        let model = session.open().unwrap().model();
         let outputs: Vec<&str> = model
             .graph(model.graph.unwrap())
             .outputs
@@ -462,7 +534,7 @@ mod tests {
 
         assert!(session.undo());
         assert_eq!(
-            graft::text::print_model(&session.open().unwrap().model),
+            graft::text::print_model(session.open().unwrap().model()),
             host_text
         );
         assert!(!session.can_undo());
@@ -473,7 +545,7 @@ mod tests {
             .unwrap();
         session.cancel_inline();
         assert_eq!(
-            graft::text::print_model(&session.open().unwrap().model),
+            graft::text::print_model(session.open().unwrap().model()),
             host_text
         );
     }

@@ -8,7 +8,7 @@ impl Session {
         let Some(open) = self.open.as_ref() else {
             return Vec::new();
         };
-        let model = &open.model;
+        let model = open.doc.model();
         model
             .functions
             .iter()
@@ -45,7 +45,7 @@ impl Session {
 
     /// Why `text` cannot name a new function (`DOMAIN.NAME`), or `None` if it can.
     pub fn new_function_problem(&self, text: &str) -> Option<String> {
-        let model = &self.open.as_ref()?.model;
+        let model = self.open.as_ref()?.model();
         graft::library::new_function_key(model, text)
             .err()
             .map(|e| e.to_string())
@@ -58,7 +58,7 @@ impl Session {
         let Some(open) = self.open.as_ref() else {
             return false;
         };
-        let key = match graft::library::new_function_key(&open.model, name) {
+        let key = match graft::library::new_function_key(open.doc.model(), name) {
             Ok(key) => key,
             Err(e) => {
                 self.error = Some(format!("Outlining {}: {e}", name.trim()));
@@ -109,7 +109,7 @@ impl Session {
 
     /// Replaces a standard-op node by its function body (undoable).
     pub fn expand_standard(&mut self, node: graft::ir::NodeId) -> bool {
-        let Some(model) = self.open.as_ref().map(|o| &o.model) else {
+        let Some(model) = self.open.as_ref().map(|o| o.doc.model()) else {
             return false;
         };
         // A node no longer in the model is refused by the edit, naming the node.
@@ -122,7 +122,7 @@ impl Session {
     }
 
     pub(super) fn function_key(&self, index: usize) -> Option<graft::ir::FunctionKey> {
-        let model = &self.open.as_ref()?.model;
+        let model = self.open.as_ref()?.model();
         model.functions.get(index).map(|&f| model.function(f).key())
     }
 
@@ -156,7 +156,7 @@ impl Session {
         let to = match self
             .open
             .as_ref()
-            .map(|o| graft::library::new_function_key(&o.model, to))
+            .map(|o| graft::library::new_function_key(o.doc.model(), to))
         {
             Some(Ok(to)) => to,
             Some(Err(e)) => {

@@ -5,8 +5,9 @@
 //! (`protocol`) and keeps what the engine sends back in signals.
 //!
 //! One module per concern, each an `impl Session` block (in the style of message
-//! handlers): `opening` (loads, the banner, export), `document` (every edit, checked
-//! and undoable; undo and redo), `canvas` (groups, expand-all, drawing), `navigation`
+//! handlers): `opening` (loads, the banner, export), `document` (every edit, undo
+//! and redo, through the open model's `graft::host::Host`, which owns the model, its
+//! history and what is derived from them), `canvas` (groups, expand-all, drawing), `navigation`
 //! (search, links, the selection across states), `problems`, `properties` (the panel
 //! and the editors it offers), `node_edit` (the node and terminal editors, the text
 //! pane), `calls` (a call's attributes and specialization), `library` (the function
@@ -17,7 +18,6 @@
 //! errors.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
 
 use graft::hash::FxMap;
 use graft::ir::{NodeId, Touched};
@@ -186,36 +186,36 @@ pub enum Origin {
     Files,
 }
 
-/// A model that opened.
+/// A model that opened: the core's document host (the model, its history and what
+/// is derived from them) and what the page shows of it.
 #[derive(Debug)]
 pub struct OpenModel {
     /// The model file's name.
     pub name: String,
     pub origin: Origin,
-    pub model: Model,
-    pub summary: Arc<Summary>,
+    /// Every change goes through its door (`Host::apply`); it keeps inference, the
+    /// checks, the importer's findings and the summary current.
+    pub doc: graft::host::Host,
     /// The laid-out graph (`None` for a model without a graph).
     pub scene: Option<Scene>,
-    /// Which state of the model this is: new for every open, edit and preview; undo
-    /// brings an earlier one back with its serial. Item ids mean something only
-    /// together with it.
-    pub serial: u64,
-    /// The first state whose node, value and function ids still name the same things
-    /// in this one. Ids survive an edit (every core edit keeps the ids of what it
-    /// does not remove) but not an edit that rebuilds or truncates the model (a
-    /// replacement, an inline, a compound edit, and their undo and redo): a request
-    /// made on an older state is refused (`engine::stale`).
-    pub ids_from: u64,
     /// Nodes the checker reports an error at (drawn with a badge).
     pub problem_nodes: FxMap<NodeId, ()>,
-    /// What inference found on `model` (the view shows it on edges); brought up to
-    /// date after each edit with what the edit touched.
-    pub inferred: Arc<graft::infer::Inferred>,
-    /// The checker's findings on `model`, brought up to date the same way.
-    pub checked: graft::check::Checked,
-    /// What the importer (and opening) found that still holds: shown with the
-    /// checker's findings until an edit fixes it (`check::import_finding_holds`).
-    pub imported: Arc<Vec<Diagnostic>>,
+}
+
+impl OpenModel {
+    pub fn model(&self) -> &Model {
+        self.doc.model()
+    }
+
+    pub fn summary(&self) -> &Arc<Summary> {
+        self.doc.summary()
+    }
+
+    /// Which state of the model this is: new for every open, edit and preview
+    /// (`Host::serial`). Item ids mean something only together with it.
+    pub fn serial(&self) -> u64 {
+        self.doc.serial()
+    }
 }
 
 /// The nodes `summary`'s errors point at.
@@ -238,11 +238,6 @@ struct Moves {
     items: FxMap<ItemId, ItemId>,
     /// What to select afterwards instead (an outline selects its new call).
     focus: Option<ItemId>,
-}
-
-fn next_serial() -> u64 {
-    static SERIAL: AtomicU64 = AtomicU64::new(1);
-    SERIAL.fetch_add(1, Ordering::Relaxed)
 }
 
 /// Identifies one load; only the latest one may replace the open model.
@@ -302,9 +297,6 @@ pub struct Session {
     runs: u64,
     /// The inline being set up in the dialog.
     draft: Option<inline::Draft>,
-    /// The edits made to the open model: undo, redo, and the log `graft apply`
-    /// replays.
-    edits: graft::edit::History,
     /// Functions the user keeps in the library even when no call is left
     /// (specialization removes other generics it leaves uncalled).
     kept: std::collections::BTreeSet<graft::ir::FunctionKey>,
@@ -512,22 +504,9 @@ impl Loading {
         let inferred = self
             .inferred
             .unwrap_or_else(|| Arc::new(graft::infer::infer(&self.model)));
-        open_model(
-            self.name,
-            self.origin,
-            self.model,
-            self.imported,
-            checked,
-            inferred,
-        )
+        let doc = graft::host::Host::from_parts(self.model, self.imported, checked, inferred);
+        open_model(self.name, self.origin, doc)
     }
-}
-
-/// The summary of `model` with the importer's findings that hold and the checker's.
-fn summary_of(model: &Model, imported: &[Diagnostic], checked: &graft::check::Checked) -> Summary {
-    let mut diagnostics = imported.to_vec();
-    diagnostics.extend(checked.diagnostics().iter().cloned());
-    Summary::of(model, &diagnostics)
 }
 
 /// Imports the model among `files` and attaches the others, and `sources`, as its
@@ -651,88 +630,46 @@ pub struct FieldError {
     pub message: String,
 }
 
-/// A model ready to show: its view built and laid out.
-/// The view of `model` with the types inference found where the model states none.
-fn typed_view(model: &Model, inferred: &Arc<graft::infer::Inferred>) -> Option<View> {
-    let mut view = View::of_model(model)?;
-    view.inferred = Some(inferred.clone());
+/// The view of `doc`'s model with the types inference found where the model states
+/// none.
+fn typed_view(doc: &graft::host::Host) -> Option<View> {
+    let mut view = View::of_model(doc.model())?;
+    view.inferred = Some(doc.inferred().clone());
     Some(view)
 }
 
-fn open_model(
-    name: String,
-    origin: Origin,
-    model: Model,
-    imported: Arc<Vec<Diagnostic>>,
-    checked: graft::check::Checked,
-    inferred: Arc<graft::infer::Inferred>,
-) -> OpenModel {
-    let summary = Arc::new(summary_of(&model, &imported, &checked));
-    let scene = typed_view(&model, &inferred).and_then(|view| {
+/// The model `doc` holds, shown: its view built and laid out.
+fn open_model(name: String, origin: Origin, doc: graft::host::Host) -> OpenModel {
+    let scene = typed_view(&doc).and_then(|view| {
         let mut scene = Scene::new(view);
-        scene.layout(&model, &mut || false).ok().map(|_| scene)
+        scene.layout(doc.model(), &mut || false).ok().map(|_| scene)
     });
-    let serial = next_serial();
     OpenModel {
         name,
         origin,
-        model,
-        problem_nodes: problem_nodes(&summary),
-        summary,
+        problem_nodes: problem_nodes(doc.summary()),
         scene,
-        serial,
-        ids_from: serial,
-        inferred,
-        checked,
-        imported,
+        doc,
     }
 }
 
-/// The model after an edit, its view built again with the groups open that were open
-/// in `before`; returns it and which item became which (`renumbered`: the model was
-/// replaced, so items are matched by what they show, not by ids).
+/// The model of `doc` after an edit, its view built again with the groups open that
+/// were open in `before`; returns it and which item became which (`renumbered`: the
+/// model was replaced, so items are matched by what they show, not by ids).
 fn open_edited(
-    before: &OpenModel,
-    model: Model,
-    summary: Arc<Summary>,
-    inferred: Arc<graft::infer::Inferred>,
-    checked: graft::check::Checked,
+    before: Option<&View>,
+    doc: &graft::host::Host,
     renumbered: bool,
-) -> (OpenModel, FxMap<ItemId, ItemId>) {
+) -> (Option<Scene>, FxMap<ItemId, ItemId>) {
     let mut items = FxMap::default();
-    let scene = typed_view(&model, &inferred).and_then(|view| {
+    let scene = typed_view(doc).and_then(|view| {
         let mut scene = Scene::new(view);
-        if let Some(old) = before.scene.as_ref() {
-            items = scene.follow(&model, &old.view, renumbered);
+        if let Some(old) = before {
+            items = scene.follow(doc.model(), old, renumbered);
         }
-        scene.layout(&model, &mut || false).ok().map(|_| scene)
+        scene.layout(doc.model(), &mut || false).ok().map(|_| scene)
     });
-    let open = edited_model(before, model, summary, scene, inferred, checked);
-    (open, items)
-}
-
-/// `model`, edited from `before`'s, with what was worked out for it.
-fn edited_model(
-    before: &OpenModel,
-    model: Model,
-    summary: Arc<Summary>,
-    scene: Option<Scene>,
-    inferred: Arc<graft::infer::Inferred>,
-    checked: graft::check::Checked,
-) -> OpenModel {
-    OpenModel {
-        name: before.name.clone(),
-        origin: before.origin,
-        model,
-        problem_nodes: problem_nodes(&summary),
-        summary,
-        scene,
-        serial: next_serial(),
-        ids_from: before.ids_from,
-        inferred,
-        checked,
-        imported: before.imported.clone(),
-    }
+    (scene, items)
 }
 
 /// Whether a file opened with others is the model (the first such is; else the

@@ -11,7 +11,9 @@ impl Session {
         let Some(scene) = open.scene.as_mut() else {
             return Vec::new();
         };
-        let found = scene.view.search(&open.model, query, SEARCH_ITEM_LIMIT);
+        let found = scene
+            .view
+            .search(open.doc.model(), query, SEARCH_ITEM_LIMIT);
         hits(&scene.view, found)
     }
 
@@ -20,13 +22,13 @@ impl Session {
         let Some(open) = self.open.as_mut() else {
             return Vec::new();
         };
-        let Some(&f) = open.model.functions.get(index) else {
+        let Some(&f) = open.doc.model().functions.get(index) else {
             return Vec::new();
         };
         let Some(scene) = open.scene.as_mut() else {
             return Vec::new();
         };
-        let found = scene.view.calls_of(&open.model, f, SEARCH_ITEM_LIMIT);
+        let found = scene.view.calls_of(open.doc.model(), f, SEARCH_ITEM_LIMIT);
         hits(&scene.view, found)
     }
 
@@ -49,7 +51,7 @@ impl Session {
     pub(super) fn item_at(&mut self, path: &str) -> Option<ItemId> {
         let open = self.open.as_mut()?;
         let scene = open.scene.as_mut()?;
-        graft::view::panel::item_at(&mut scene.view, &open.model, path)
+        graft::view::panel::item_at(&mut scene.view, open.doc.model(), path)
     }
 
     /// Opens the groups at `open` (paths) and returns the item at `selected`: a shared
@@ -67,14 +69,14 @@ impl Session {
                 .item(item)
                 .is_some_and(|i| i.is_group && !i.expanded)
             {
-                changed |= scene.set_expanded(&o.model, item, true);
+                changed |= scene.set_expanded(o.doc.model(), item, true);
             }
         }
         if changed
             && let Some(o) = self.open.as_mut()
             && let Some(scene) = o.scene.as_mut()
         {
-            let _ = scene.layout(&o.model, &mut || false);
+            let _ = scene.layout(o.doc.model(), &mut || false);
         }
         selected.and_then(|p| self.item_at(p))
     }
@@ -85,11 +87,11 @@ impl Session {
         let Some(open) = self.open.as_ref() else {
             return (0, Vec::new());
         };
-        if open.serial == from {
+        if open.serial() == from {
             return (from, items.to_vec());
         }
         let carried = match &self.moves {
-            Some(m) if m.from == from && m.to == open.serial => match m.focus {
+            Some(m) if m.from == from && m.to == open.serial() => match m.focus {
                 Some(focus) => vec![focus],
                 None => items
                     .iter()
@@ -98,7 +100,7 @@ impl Session {
             },
             _ => Vec::new(),
         };
-        (open.serial, carried)
+        (open.serial(), carried)
     }
 
     /// The item `item` of the model state `from` is in the open one: itself, or
@@ -106,11 +108,11 @@ impl Session {
     /// state is further back or the item is gone.
     pub fn carry_item(&self, from: u64, item: ItemId) -> Option<ItemId> {
         let open = self.open.as_ref()?;
-        if open.serial == from {
+        if open.serial() == from {
             return Some(item);
         }
         match &self.moves {
-            Some(m) if m.from == from && m.to == open.serial => m.items.get(&item).copied(),
+            Some(m) if m.from == from && m.to == open.serial() => m.items.get(&item).copied(),
             _ => None,
         }
     }

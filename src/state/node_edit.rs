@@ -256,7 +256,7 @@ impl Session {
     /// The default-domain operators the palette offers (at the model's opset), with
     /// the first line of each one's documentation.
     pub fn palette(&self) -> Vec<(String, String)> {
-        let Some(model) = self.open.as_ref().map(|o| &o.model) else {
+        let Some(model) = self.open.as_ref().map(|o| o.doc.model()) else {
             return Vec::new();
         };
         let version = model.opset_version("").unwrap_or(1);

@@ -66,7 +66,6 @@ impl Session {
                 self.error = None;
                 self.work = None;
                 self.draft = None;
-                self.edits = graft::edit::History::default();
                 self.kept.clear();
                 self.compare = None;
                 self.moves = None;
@@ -90,10 +89,10 @@ impl Session {
     pub fn export(&self) -> Result<(String, Vec<u8>), String> {
         let open = self.open.as_ref().ok_or("No model is open.")?;
         let options = ExportOptions {
-            embed_external: !open.model.external_locations().is_empty(),
+            embed_external: !open.doc.model().external_locations().is_empty(),
             ..ExportOptions::default()
         };
-        let bytes = graft::export(&open.model, &options)
+        let bytes = graft::export(open.doc.model(), &options)
             .map_err(|e| format!("Export of {} failed: {e}", open.name))?;
         let name = if open.name.is_empty() {
             DEFAULT_FILE_NAME.to_string()

@@ -10,7 +10,7 @@ impl Session {
             return Vec::new();
         };
         let mut list: Vec<(usize, &graft::Diagnostic)> =
-            open.summary.diagnostics.iter().enumerate().collect();
+            open.summary().diagnostics.iter().enumerate().collect();
         list.sort_by_key(|(_, d)| d.severity != graft::Severity::Error);
         list.into_iter()
             .map(|(index, d)| Problem {
@@ -28,10 +28,10 @@ impl Session {
     /// built on the way).
     pub fn problem_item(&mut self, index: usize) -> Option<ItemId> {
         let open = self.open.as_mut()?;
-        let node = open.summary.diagnostics.get(index)?.at.node?;
+        let node = open.summary().diagnostics.get(index)?.at.node?;
         let scene = open.scene.as_mut()?;
         let found = scene.view.find(
-            &open.model,
+            open.doc.model(),
             SEARCH_ITEM_LIMIT,
             |item| matches!(item.kind, ItemKind::Node { node: n, .. } if n == node),
         );

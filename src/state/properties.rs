@@ -10,6 +10,6 @@ impl Session {
     /// What the properties panel shows for `item`.
     pub fn properties(&self, item: ItemId) -> Option<Properties> {
         let open = self.open.as_ref()?;
-        graft::view::panel::properties(&open.model, &open.scene.as_ref()?.view, item)
+        graft::view::panel::properties(open.doc.model(), &open.scene.as_ref()?.view, item)
     }
 }

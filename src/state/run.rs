@@ -273,7 +273,7 @@ pub struct RunComparison {
 
 impl Session {
     fn stamp(&self) -> (u64, u64) {
-        (self.opened, self.open.as_ref().map_or(0, |o| o.serial))
+        (self.opened, self.open.as_ref().map_or(0, |o| o.serial()))
     }
 
     /// The run settings, first cleared of another model's inputs and run.
@@ -309,7 +309,7 @@ impl Session {
 
     fn input_specs(&self) -> Result<Vec<InputSpec>, String> {
         let open = self.open.as_ref().ok_or("No model is open.")?;
-        values::input_specs(&open.model)
+        values::input_specs(open.doc.model())
     }
 
     /// The Run tab's contents (`None` when no model is open).
@@ -329,12 +329,13 @@ impl Session {
             Ok(specs) => (specs, None),
             Err(e) => (Vec::new(), Some(e)),
         };
-        let g = open.model.graph.map(|g| open.model.graph(g));
+        let g = open.doc.model().graph.map(|g| open.doc.model().graph(g));
         let declared = |name: &str| {
             g.and_then(|g| {
-                g.inputs
-                    .iter()
-                    .find(|i| i.value.is_some_and(|v| open.model.value(v).name == name))
+                g.inputs.iter().find(|i| {
+                    i.value
+                        .is_some_and(|v| open.doc.model().value(v).name == name)
+                })
             })
             .and_then(|i| i.ty.as_ref())
             .map_or("?".to_string(), ToString::to_string)
@@ -522,7 +523,7 @@ impl Session {
             };
             inputs.push((spec.name.clone(), tensor));
         }
-        let outputs = output_names(&open.model);
+        let outputs = output_names(open.doc.model());
         let (_, model) = self.export()?;
         let (opened, serial) = self.stamp();
         Ok(RunPlan {
@@ -557,16 +558,20 @@ impl Session {
         // that computes it, that output alone.
         let (node, only) = match it.kind {
             ItemKind::Node { node, .. } => (node, None),
-            ItemKind::In { value } | ItemKind::Out { value } => match open.model.value(value).def {
-                graft::ir::ValueDef::Node(n) => (n, Some(open.model.value(value).name.clone())),
-                _ => {
-                    return Err(
+            ItemKind::In { value } | ItemKind::Out { value } => {
+                match open.doc.model().value(value).def {
+                    graft::ir::ValueDef::Node(n) => {
+                        (n, Some(open.doc.model().value(value).name.clone()))
+                    }
+                    _ => {
+                        return Err(
                         "Select a node to see the values it computes (a graph input's values are \
                          the run's inputs)."
                             .into(),
                     );
+                    }
                 }
-            },
+            }
             _ => return Err("Select a node to see the values it computes.".into()),
         };
         let mut calls = Vec::new();
@@ -588,16 +593,16 @@ impl Session {
             up = p.parent;
         }
         calls.reverse();
-        let mut probe = graft::values::probe(&open.model, &calls, node)?;
+        let mut probe = graft::values::probe(open.doc.model(), &calls, node)?;
         if let Some(name) = only {
             // That output alone, by its index on the node (a copy inlined down to it
             // names it anew).
             let k = open
-                .model
+                .model()
                 .node(node)
                 .outputs
                 .iter()
-                .position(|o| o.is_some_and(|v| open.model.value(v).name == name));
+                .position(|o| o.is_some_and(|v| open.doc.model().value(v).name == name));
             probe.outputs.retain(|(j, _)| Some(*j) == k);
         }
         let model = runtime_bytes(&probe.model)?;
@@ -623,7 +628,7 @@ impl Session {
             .ok_or("Compare the model with another first (the Graph tab's Compare).")?;
         let open = self.open.as_ref().ok_or("No model is open.")?;
         let base = self.make_plan()?;
-        let mut current = open.model.clone();
+        let mut current = open.doc.model().clone();
         let mut other = c.other.clone();
         let (current_names, other_names) = (output_names(&current), output_names(&other));
         let outputs: Vec<(String, String, String)> = current_names
@@ -753,16 +758,16 @@ impl Session {
         let open = self.open.as_ref().ok_or("No model is open.")?;
         let last =
             self.last_run("Run the model first: the colours are of the last run's values.")?;
-        let main = open.model.graph.ok_or("The model has no graph.")?;
+        let main = open.doc.model().graph.ok_or("The model has no graph.")?;
         let nodes: Vec<NodeId> = open
-            .model
+            .model()
             .graph(main)
             .nodes
             .iter()
             .copied()
             .take(MAX_COMPARED_NODES)
             .collect();
-        let mut copy = open.model.clone();
+        let mut copy = open.doc.model().clone();
         let shown = graft::values::expose(&mut copy, &nodes);
         let named: Vec<(NodeId, Vec<String>)> = nodes
             .into_iter()
@@ -848,7 +853,7 @@ impl Session {
             .as_ref()
             .filter(|o| runs.opened == self.opened && o.stamp == self.stamp())
             .ok_or("Colour the graph first: the file holds the colours' values.")?;
-        let model = &open.model;
+        let model = open.doc.model();
         let main = model.graph.ok_or("The model has no graph.")?;
         let mut results = serde_json::Map::new();
         for (i, &n) in model.graph(main).nodes.iter().enumerate() {
@@ -888,7 +893,7 @@ impl Session {
         let graphs = file
             .as_object()
             .ok_or_else(|| format!("{label}: not a Model Explorer node-data file"))?;
-        let model = &open.model;
+        let model = open.doc.model();
         let main = model.graph.ok_or("The model has no graph.")?;
         let name = model.graph(main).name.clone().unwrap_or_default();
         let entry = graphs

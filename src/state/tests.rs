@@ -50,7 +50,7 @@ main (float[2,3] x) => (y) {
         .and_then(|o| o.scene.as_ref())
         .expect("scene");
     let node_item = |op: &str, k: usize| {
-        let model = &session.open().expect("open").model;
+        let model = &session.open().expect("open").model();
         let items: Vec<ItemId> = (0..scene.view.items.len() as ItemId)
             .filter(|&i| {
                 matches!(scene.view.item(i).map(|it| &it.kind),
@@ -124,7 +124,7 @@ main (float[4] x) => (float[4] y) <float[4] ghost> {
             .count()
     };
     assert_eq!(stray(&session), 1);
-    let model = &session.open().unwrap().model;
+    let model = session.open().unwrap().model();
     let a = model.values.iter().find(|(_, v)| v.name == "a").unwrap().0;
     assert!(session.rename_value(a, "act"));
     assert_eq!(stray(&session), 1, "an unrelated edit keeps it");
@@ -218,7 +218,7 @@ fn library_actions_are_undoable_edits_and_refusals_change_nothing() {
         &mut session,
         vec![example_file("functions_and_control_flow.onnx")],
     );
-    let text = |s: &Session| graft::text::print_model(&s.open().unwrap().model);
+    let text = |s: &Session| graft::text::print_model(s.open().unwrap().model());
     let keys = |s: &Session| -> Vec<String> {
         s.function_library()
             .iter()
@@ -250,7 +250,7 @@ fn library_actions_are_undoable_edits_and_refusals_change_nothing() {
     let errors = session
         .open()
         .unwrap()
-        .summary
+        .summary()
         .diagnostics
         .iter()
         .filter(|d| d.severity == Severity::Error)
@@ -268,11 +268,11 @@ fn a_call_is_specialized_from_its_attribute_editor_and_undone() {
         vec![example_file("functions_and_control_flow.onnx")],
     );
     let find = |s: &Session| {
-        let m = &s.open().unwrap().model;
+        let m = s.open().unwrap().model();
         graft::specialize::find_node(m, "act1").expect("the call act1")
     };
     let node = find(&session);
-    let editor = call_editor(&session.open().unwrap().model, node).expect("a call");
+    let editor = call_editor(session.open().unwrap().model(), node).expect("a call");
     assert_eq!(editor.function, "graft.examples.ScaledTanh");
     assert_eq!(editor.overload, "");
     assert_eq!(
@@ -283,7 +283,7 @@ fn a_call_is_specialized_from_its_attribute_editor_and_undone() {
             Some("0.5".to_string())
         )]
     );
-    let before = graft::text::print_model(&session.open().unwrap().model);
+    let before = graft::text::print_model(session.open().unwrap().model());
 
     assert!(
         !session.specialize_call(node, "alpha = "),
@@ -300,11 +300,11 @@ fn a_call_is_specialized_from_its_attribute_editor_and_undone() {
         "{error}"
     );
     assert_eq!(
-        graft::text::print_model(&session.open().unwrap().model),
+        graft::text::print_model(session.open().unwrap().model()),
         before
     );
     assert!(session.specialize_call(node, "alpha = 0.2"));
-    let model = &session.open().unwrap().model;
+    let model = session.open().unwrap().model();
     let node = find(&session);
     assert_eq!(model.node(node).overload(), "alpha_0p2");
     let editor = call_editor(model, node).expect("still a call of the generic");
@@ -317,7 +317,7 @@ fn a_call_is_specialized_from_its_attribute_editor_and_undone() {
     // The other call takes the same overload from the list, then undo.
     let other = graft::specialize::find_node(model, "act2").expect("act2");
     assert!(session.use_overload(other, "alpha_0p2"));
-    let model = &session.open().unwrap().model;
+    let model = session.open().unwrap().model();
     assert_eq!(model.node(other).overload(), "alpha_0p2");
     let errors = graft::check::check(model)
         .into_iter()
@@ -327,7 +327,7 @@ fn a_call_is_specialized_from_its_attribute_editor_and_undone() {
     assert!(session.undo(), "undo the overload choice");
     assert!(session.undo(), "undo the specialization");
     assert_eq!(
-        graft::text::print_model(&session.open().unwrap().model),
+        graft::text::print_model(session.open().unwrap().model()),
         before
     );
 }
@@ -337,13 +337,13 @@ pub(super) fn item_of(session: &Session, name: &str) -> ItemId {
     let open = session.open().expect("a model");
     let view = &open.scene.as_ref().expect("a scene").view;
     let found = view.items.iter().position(
-        |i| matches!(i.kind, ItemKind::Node { node, .. } if open.model.node(node).name() == name),
+        |i| matches!(i.kind, ItemKind::Node { node, .. } if open.doc.model().node(node).name() == name),
     );
     ItemId::try_from(found.unwrap_or_else(|| panic!("no item for {name}"))).unwrap()
 }
 
 fn serial(session: &Session) -> u64 {
-    session.open().map_or(0, |o| o.serial)
+    session.open().map_or(0, |o| o.serial())
 }
 
 #[test]
@@ -353,7 +353,7 @@ fn outline_makes_the_selection_a_function_and_selects_its_call() {
         &mut session,
         vec![example_file("functions_and_control_flow.onnx")],
     );
-    let text = |s: &Session| graft::text::print_model(&s.open().unwrap().model);
+    let text = |s: &Session| graft::text::print_model(s.open().unwrap().model());
     let before = text(&session);
     let from = serial(&session);
     let items = [
@@ -386,7 +386,7 @@ fn outline_makes_the_selection_a_function_and_selects_its_call() {
         .map(|f| format!("{}.{}", f.domain, f.name))
         .collect();
     assert!(keys.contains(&"my.Fc2".to_string()), "{keys:?}");
-    let model = &session.open().unwrap().model;
+    let model = session.open().unwrap().model();
     let errors = graft::check::check(model)
         .into_iter()
         .filter(|d| d.severity == Severity::Error)
@@ -414,7 +414,7 @@ fn outline_makes_the_selection_a_function_and_selects_its_call() {
 
 #[test]
 fn edits_undo_redo_and_the_log_replays_to_the_same_model() {
-    let text = |s: &Session| graft::text::print_model(&s.open().unwrap().model);
+    let text = |s: &Session| graft::text::print_model(s.open().unwrap().model());
     let mut session = Session::default();
     let file = example_file("functions_and_control_flow.onnx");
     let original = graft::import(file.bytes.clone()).unwrap().model;
@@ -444,14 +444,14 @@ fn edits_undo_redo_and_the_log_replays_to_the_same_model() {
 
 #[test]
 fn node_edits_work_in_the_main_graph_a_function_body_and_a_subgraph() {
-    let text = |s: &Session| graft::text::print_model(&s.open().unwrap().model);
+    let text = |s: &Session| graft::text::print_model(s.open().unwrap().model());
     let mut session = Session::default();
     open(
         &mut session,
         vec![example_file("functions_and_control_flow.onnx")],
     );
     let before = text(&session);
-    let model = &session.open().unwrap().model;
+    let model = session.open().unwrap().model();
     let owner_kind = |n: NodeId| match model.graph(model.node(n).graph).owner {
         graft::ir::GraphOwner::Model => 0,
         graft::ir::GraphOwner::Function(_) => 1,
@@ -509,7 +509,7 @@ fn node_edits_work_in_the_main_graph_a_function_body_and_a_subgraph() {
     let added = session
         .open()
         .unwrap()
-        .model
+        .model()
         .nodes
         .iter()
         .last()
@@ -523,11 +523,11 @@ fn node_edits_work_in_the_main_graph_a_function_body_and_a_subgraph() {
 
 #[test]
 fn graph_inputs_and_outputs_are_edited_and_undone() {
-    let text = |s: &Session| graft::text::print_model(&s.open().unwrap().model);
+    let text = |s: &Session| graft::text::print_model(s.open().unwrap().model());
     let mut session = Session::default();
     open(&mut session, vec![example_file("mlp.onnx")]);
     let before = text(&session);
-    let model = &session.open().unwrap().model;
+    let model = session.open().unwrap().model();
     let main = model.graph.unwrap();
     let x = model.graph(main).inputs[0].value.unwrap();
     let relu = model
@@ -546,15 +546,15 @@ fn graph_inputs_and_outputs_are_edited_and_undone() {
         "a type that does not parse"
     );
     assert!(session.add_graph_input(x, "extra", "float[3]"));
-    let extra = session.open().unwrap().model.graph(main).inputs[1]
+    let extra = session.open().unwrap().model().graph(main).inputs[1]
         .value
         .unwrap();
     assert!(session.remove_graph_input(extra));
     assert!(!session.remove_graph_input(x), "x is read");
     assert!(session.add_graph_output(relu, 0));
-    let outputs = session.open().unwrap().model.graph(main).outputs.len();
+    let outputs = session.open().unwrap().model().graph(main).outputs.len();
     assert_eq!(outputs, 2);
-    let added = session.open().unwrap().model.graph(main).outputs[1]
+    let added = session.open().unwrap().model().graph(main).outputs[1]
         .value
         .unwrap();
     assert!(session.remove_graph_output(added));
@@ -570,14 +570,14 @@ fn outline_across_two_graphs_is_refused_and_changes_nothing() {
         vec![example_file("functions_and_control_flow.onnx")],
     );
     assert!(session.toggle(item_of(&session, "act1")));
-    let before = graft::text::print_model(&session.open().unwrap().model);
+    let before = graft::text::print_model(session.open().unwrap().model());
     // One node of the main graph, one of the function body the call shows.
     let items = [item_of(&session, "fc1/Add"), item_of(&session, "scale")];
     assert!(!session.outline(&items, "my.Mixed"));
     let error = session.error().unwrap_or_default();
     assert!(error.contains("not all in one graph"), "{error}");
     assert_eq!(
-        graft::text::print_model(&session.open().unwrap().model),
+        graft::text::print_model(session.open().unwrap().model()),
         before
     );
     assert!(!session.can_undo());
@@ -593,7 +593,7 @@ fn an_edit_keeps_open_groups_open_and_the_selection_on_its_items() {
     let call = item_of(&session, "act1");
     assert!(session.toggle(call));
     let from = serial(&session);
-    let node = graft::specialize::find_node(&session.open().unwrap().model, "act1").unwrap();
+    let node = graft::specialize::find_node(session.open().unwrap().model(), "act1").unwrap();
     assert!(session.specialize_call(node, "alpha = 0.3"));
     let (_, carried) = session.carry(from, &[call]);
     assert_eq!(carried.len(), 1, "the call is still selected");
@@ -630,7 +630,7 @@ fn the_big_example_call_is_edited_again_and_again_and_stays_open() {
     open(&mut session, vec![example_file("live_specialization.onnx")]);
     let mut selected = vec![item_of(&session, "tower")];
     assert!(session.toggle(selected[0]));
-    let node = graft::specialize::find_node(&session.open().unwrap().model, "tower").unwrap();
+    let node = graft::specialize::find_node(session.open().unwrap().model(), "tower").unwrap();
     for (k, mode) in ["0", "1", "0", "1"].into_iter().enumerate() {
         let from = serial(&session);
         assert!(
@@ -657,7 +657,7 @@ fn the_big_example_call_is_edited_again_and_again_and_stays_open() {
         // 205 nodes and the X, Y terminals: every If folded into one branch.
         assert_eq!(drawn, 207, "edit {k}");
         let editor =
-            call_editor(&open.model, node).expect("the generic stays: tower_default calls it");
+            call_editor(open.doc.model(), node).expect("the generic stays: tower_default calls it");
         assert_eq!(
             editor.overloads.len(),
             2,
@@ -686,7 +686,7 @@ fn only_the_latest_load_lands() {
 fn a_cancelled_load_leaves_the_open_model_as_it_was() {
     let mut session = Session::default();
     open(&mut session, vec![example_file("mlp.onnx")]);
-    let serial = session.open().map(|o| o.serial);
+    let serial = session.open().map(|o| o.serial());
     let ticket = session.begin("Opening silero_vad.onnx…");
     assert!(session.progress(ticket, "Decoding silero_vad.onnx…".into()));
     let mut loading = Loading::decode(
@@ -706,7 +706,7 @@ fn a_cancelled_load_leaves_the_open_model_as_it_was() {
     session.finish_open(ticket, Ok(loading.lay_out()));
     let open = session.open().expect("the model stays open");
     assert_eq!(
-        (open.name.as_str(), Some(open.serial)),
+        (open.name.as_str(), Some(open.serial())),
         ("mlp.onnx", serial)
     );
     assert_eq!(session.error(), None);
@@ -723,12 +723,12 @@ fn the_onnx_file_is_the_model_and_strays_are_reported() {
     assert_eq!(open_model.name, "mlp.onnx");
     assert!(
         open_model
-            .summary
+            .summary()
             .diagnostics
             .iter()
             .any(|d| d.code == "app.unused-file" && d.message.contains("weights.bin")),
         "{:?}",
-        open_model.summary.diagnostics
+        open_model.summary().diagnostics
     );
 }
 
@@ -752,17 +752,17 @@ fn export_reencodes_under_the_original_name() {
 fn compare_with_the_model_as_opened_shows_what_a_specialization_folded() {
     let mut session = Session::default();
     open(&mut session, vec![example_file("live_specialization.onnx")]);
-    let node = graft::specialize::find_node(&session.open().unwrap().model, "tower").unwrap();
+    let node = graft::specialize::find_node(session.open().unwrap().model(), "tower").unwrap();
     assert!(
         session.specialize_call(node, "mode = 1"),
         "{:?}",
         session.error()
     );
-    let printed = graft::text::print_model(&session.open().unwrap().model);
+    let printed = graft::text::print_model(session.open().unwrap().model());
     assert!(session.compare_with_step(0));
     // Going back to the step and forth again leaves the model as it was.
     assert_eq!(
-        graft::text::print_model(&session.open().unwrap().model),
+        graft::text::print_model(session.open().unwrap().model()),
         printed
     );
     assert!(session.can_undo());
@@ -940,7 +940,7 @@ main (float[4] x) => (float[4] y) <float[4] w = ["location": "w.bin", "offset": 
         vec![("w.bin".into(), source.clone())],
     );
     let open = session.open().expect("opened");
-    assert_eq!(open.summary.external_files, [("w.bin".to_string(), true)]);
+    assert_eq!(open.summary().external_files, [("w.bin".to_string(), true)]);
     assert!(session.problems().iter().all(|p| !p.error));
     assert_eq!(source.read.get(), 0, "opening reads none of the data file");
     let (_, bytes) = session.export().expect("exports");
@@ -1001,7 +1001,15 @@ fn a_run_plans_seeded_inputs_with_the_sizes_given_and_sums_up_the_outputs() {
     let last = view.last.expect("the last run");
     assert_eq!(last.outputs[0].1, graft::values::stats(&probs));
     // An edit makes the run stale; the last run's inputs can be given again.
-    let node = session.open().unwrap().model.nodes.iter().next().unwrap().0;
+    let node = session
+        .open()
+        .unwrap()
+        .model()
+        .nodes
+        .iter()
+        .next()
+        .unwrap()
+        .0;
     assert!(session.rename_node(node, "renamed"));
     assert!(session.run_view().expect("view").stale);
     session.reuse_run_inputs();
@@ -1050,13 +1058,13 @@ fn a_given_input_of_the_wrong_type_or_shape_is_refused_by_name() {
     // A failed run keeps the model and says why.
     session.clear_run_input("x");
     let plan = session.plan_run().expect("a plan");
-    let serial = session.open().unwrap().serial;
+    let serial = session.open().unwrap().serial();
     let outcome = session.finish_run(plan, Err("node Gemm_0: bad".into()), true);
     assert_eq!(
         outcome,
         RunOutcome::Error("The run failed: node Gemm_0: bad".into())
     );
-    assert_eq!(session.open().unwrap().serial, serial);
+    assert_eq!(session.open().unwrap().serial(), serial);
     assert!(
         session
             .run_view()
@@ -1077,7 +1085,7 @@ fn the_graph_is_coloured_by_each_nodes_largest_value_until_an_edit() {
     let probs = graft::values::random_tensor(graft::ir::dtype::FLOAT, &[1, 3], 1).unwrap();
     finish_with(&mut session, plan, vec![("probs".into(), probs)]);
     let (plan, nodes) = session.plan_overlay().expect("an overlay plan");
-    let model = &session.open().unwrap().model;
+    let model = session.open().unwrap().model();
     let main = model.graph.unwrap();
     assert_eq!(nodes.len(), model.graph(main).nodes.len());
     assert!(plan.outputs.contains(&"probs".to_string()));
@@ -1130,7 +1138,7 @@ fn the_graph_is_coloured_by_each_nodes_largest_value_until_an_edit() {
     let graph = session
         .open()
         .unwrap()
-        .model
+        .model()
         .graph(main)
         .name
         .clone()
@@ -1183,7 +1191,7 @@ fn a_selected_node_or_value_is_probed_inside_calls_but_not_inside_branches() {
         let open = session.open().unwrap();
         let scene = open.scene.as_ref().unwrap();
         (0..scene.view.items.len() as ItemId)
-            .find(|&i| scene.view.item(i).is_some_and(|it| f(it, &open.model)))
+            .find(|&i| scene.view.item(i).is_some_and(|it| f(it, open.doc.model())))
     };
     let named = |name: &'static str| move |it: &graft::view::Item, m: &graft::Model| matches!(it.kind, ItemKind::Node { node, .. } if m.node(node).name() == name);
     let act1 = find(&session, &named("act1")).expect("act1");
@@ -1275,7 +1283,7 @@ main (float[N, 1024] x) => (float[N, 2048] y) <float[1024, 2048] w = {0.0}> {
 /// The MLP example's text with a node `layer1/Relu2` added after `layer1/Relu`: applied
 /// as text, it replaces the model, and its ids are those of a new model.
 pub(super) fn mlp_with_relu2(session: &Session) -> String {
-    let text = graft::text::print_model(&session.open().expect("a model").model);
+    let text = graft::text::print_model(session.open().expect("a model").model());
     let relu = r#"["layer1/Relu"] "layer1.out" = Relu("layer1.linear")"#;
     assert!(text.contains(relu), "the MLP example changed");
     text.replace(
@@ -1293,17 +1301,17 @@ pub(super) fn mlp_with_relu2(session: &Session) -> String {
 fn ids_from_before_an_undone_inline_are_refused_by_every_handler() {
     let mut s = Session::default();
     open(&mut s, vec![example_file("mlp.onnx")]);
-    let host = graft::text::print_model(&s.open().unwrap().model);
+    let host = graft::text::print_model(s.open().unwrap().model());
     s.begin_inline(vec![example_file("mlp.onnx")]).unwrap();
     s.apply_inline().unwrap();
-    let model = &s.open().unwrap().model;
+    let model = s.open().unwrap().model();
     let (node, value) = (
         model.nodes.iter().last().unwrap().0,
         model.values.iter().last().unwrap().0,
     );
     let (nodes, values) = (model.nodes.len(), model.values.len());
     assert!(s.undo());
-    let model = &s.open().unwrap().model;
+    let model = s.open().unwrap().model();
     assert!(model.nodes.len() < nodes && model.values.len() < values);
     assert!(model.live_node(node).is_none() && model.live_value(value).is_none());
 
@@ -1380,7 +1388,7 @@ fn ids_from_before_an_undone_inline_are_refused_by_every_handler() {
     for (what, handler) in handlers {
         assert!(!handler(&mut s), "{what}: refused");
         assert_eq!(
-            graft::text::print_model(&s.open().unwrap().model),
+            graft::text::print_model(s.open().unwrap().model()),
             host,
             "{what}: the model is unchanged"
         );
@@ -1402,7 +1410,7 @@ fn ids_from_before_an_undone_inline_are_refused_by_every_handler() {
     assert!(s.check_call_attribute(node, "alpha", "1").is_ok());
     // Redo brings the inlined model back, and the id names its node again.
     assert!(s.redo());
-    assert!(s.open().unwrap().model.live_node(node).is_some());
+    assert!(s.open().unwrap().model().live_node(node).is_some());
 }
 
 /// A restarted engine gets its session back: the edit log of one session, applied
@@ -1412,19 +1420,19 @@ fn ids_from_before_an_undone_inline_are_refused_by_every_handler() {
 fn the_kept_edit_log_restores_the_session_on_the_model_opened_again() {
     let mut s = Session::default();
     open(&mut s, vec![example_file("mlp.onnx")]);
-    let softmax = s.open().unwrap().model.nodes.iter().last().unwrap().0;
+    let softmax = s.open().unwrap().model().nodes.iter().last().unwrap().0;
     assert!(s.rename_node(softmax, "renamed"));
     assert!(s.apply_text(None, &mlp_with_relu2(&s)));
     s.begin_inline(vec![example_file("mlp.onnx")]).unwrap();
     s.apply_inline().unwrap();
-    let edited = graft::text::print_model(&s.open().unwrap().model);
+    let edited = graft::text::print_model(s.open().unwrap().model());
     let log = s.edit_log();
 
     let mut again = Session::default();
     open(&mut again, vec![example_file("mlp.onnx")]);
     again.restore(&log, "restarted".into());
     assert_eq!(
-        graft::text::print_model(&again.open().unwrap().model),
+        graft::text::print_model(again.open().unwrap().model()),
         edited
     );
     assert_eq!(again.history(), s.history());

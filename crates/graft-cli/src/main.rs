@@ -738,11 +738,15 @@ fn inline_functions(args: &InlineFunctionsArgs) -> Result<ExitCode, Failure> {
 fn apply_log(log: &Path, path: &Path, output: &Path) -> Result<ExitCode, Failure> {
     let json = std::fs::read_to_string(log)
         .map_err(|e| Failure(format!("cannot read {}: {e}", log.display())))?;
-    let mut model = open_any(path)?;
-    match graft::edit::replay(&mut model, &json) {
-        Ok(count) => {
-            write_any(&model, path, output)?;
-            println!("{count} edits applied");
+    // The log goes through the document host's door, as the app's edits do: all
+    // of it or none.
+    let mut host = graft::host::Host::open(open_any(path)?, Vec::new());
+    let applied =
+        graft::host::read_log(&json).and_then(|edits| host.apply(graft::host::Command::Log(edits)));
+    match applied {
+        Ok(applied) => {
+            write_any(host.model(), path, output)?;
+            println!("{} edits applied", applied.edits);
             Ok(ExitCode::SUCCESS)
         }
         Err(e) => {

@@ -11,6 +11,7 @@ pub mod diff;
 pub mod edit;
 pub mod external;
 pub mod hash;
+pub mod host;
 pub mod infer;
 pub mod inline;
 pub mod interned;

@@ -6,25 +6,10 @@
 mod common;
 
 use graft::edit::{Edit, History, base64_encode, replay};
+use graft::host::{Command, Host};
 use graft::ir::Model;
 
-const MODEL: &str = r#"<ir_version: 10, opset_import: ["": 18, "local": 1]>
-main (float[N, 3] x, bool c) => (float[N, 3] y, float[N, 3] z) <float[3] w = {1, 2, 3}> {
-  a = Mul(x, w)
-  b = Relu(a)
-  y = If(c) <
-    then_branch = t () => (t_out) { t1 = Neg(b) t_out = Abs(t1) },
-    else_branch = e () => (e_out) { e_out = Identity(b) }
-  >
-  z = local.Scale <alpha = 2.0> (b)
-}
-<domain: "local", opset_import: ["": 18]>
-Scale <alpha: float = 1.0> (p) => (q) {
-  k = Constant <value_float: float = @alpha> ()
-  m = Mul(p, k)
-  q = Relu(m)
-}
-"#;
+use common::MODEL;
 
 fn model() -> Model {
     graft::text::parse_model(MODEL).unwrap().model
@@ -48,81 +33,29 @@ fn round(edit: Edit, expect: &[&str]) -> Model {
     round_on(model(), edit, expect)
 }
 
-/// Inference and the checker kept up to date across edits with what each touched
-/// (`Inferred::update_touched`, `Checked::update`), compared with fresh runs.
-struct Live {
-    inferred: graft::infer::Inferred,
-    checked: graft::check::Checked,
-}
-
-impl Live {
-    fn new(m: &Model) -> Live {
-        Live {
-            inferred: graft::infer::infer(m),
-            checked: graft::check::Checked::new(m),
-        }
-    }
-
-    #[track_caller]
-    fn follow(&mut self, m: &Model, touched: &graft::ir::Touched, what: &str) {
-        self.inferred.update_touched(m, touched);
-        self.checked.update(m, touched);
-        let fresh = graft::infer::infer(m);
-        for (v, value) in m.values.iter() {
-            let show = |i: &graft::infer::Inferred| i.get(v).map(|t| t.to_string());
-            assert_eq!(
-                show(&self.inferred),
-                show(&fresh),
-                "{what}: type of {:?} updated vs fresh",
-                value.name
-            );
-        }
-        let listed = |d: &[graft::Diagnostic]| {
-            let mut l: Vec<String> = d.iter().map(|d| format!("{d:?}")).collect();
-            l.sort();
-            l
-        };
-        let mut infer_updated: Vec<String> = self
-            .inferred
-            .diagnostics
-            .iter()
-            .map(|d| d.to_string())
-            .collect();
-        let mut infer_fresh: Vec<String> =
-            fresh.diagnostics.iter().map(|d| d.to_string()).collect();
-        infer_updated.sort();
-        infer_fresh.sort();
-        assert_eq!(infer_updated, infer_fresh, "{what}: inference diagnostics");
-        assert_eq!(
-            listed(self.checked.diagnostics()),
-            listed(&graft::check::check(m)),
-            "{what}: checker diagnostics updated vs fresh"
-        );
-    }
-}
-
 fn round_on(start: Model, edit: Edit, expect: &[&str]) -> Model {
-    let mut m = start.clone();
-    let before = text(&m);
-    let before_errors = errors(&m);
-    let mut live = Live::new(&m);
-    let mut h = History::default();
-    let touched = h
-        .apply(&mut m, edit.clone())
+    let before = text(&start);
+    let before_errors = errors(&start);
+    // Through the document host's door, which keeps inference and the checks
+    // current with what each command touched.
+    let mut host = Host::open(start.clone(), Vec::new());
+    host.apply(Command::Edit(edit.clone()))
         .unwrap_or_else(|e| panic!("{edit:?}: {e}"));
-    live.follow(&m, &touched, &format!("{edit:?}"));
-    let after = text(&m);
+    common::derived_is_current(&host, &format!("{edit:?}"));
+    let after = text(host.model());
     for e in expect {
         assert!(after.contains(e), "{edit:?}: no {e:?} in\n{after}");
     }
     assert_ne!(before, after, "{edit:?} changed nothing");
-    let (_, touched) = h.undo(&mut m).unwrap();
-    live.follow(&m, &touched, &format!("undo {edit:?}"));
-    assert_eq!(text(&m), before, "{edit:?}: undo");
-    assert_eq!(errors(&m), before_errors, "{edit:?}: undo");
-    let (_, touched) = h.redo(&mut m).unwrap().unwrap();
-    live.follow(&m, &touched, &format!("redo {edit:?}"));
-    assert_eq!(text(&m), after, "{edit:?}: redo");
+    host.apply(Command::Undo).unwrap();
+    common::derived_is_current(&host, &format!("undo {edit:?}"));
+    assert_eq!(text(host.model()), before, "{edit:?}: undo");
+    assert_eq!(errors(host.model()), before_errors, "{edit:?}: undo");
+    host.apply(Command::Redo).unwrap();
+    common::derived_is_current(&host, &format!("redo {edit:?}"));
+    assert_eq!(text(host.model()), after, "{edit:?}: redo");
+    let log = host.log_json();
+    let m = host.into_model();
     // The same edit made as the app makes it: by ids with typed values; its record
     // in the log replays to the same model.
     let mut typed = start.clone();
@@ -141,8 +74,8 @@ fn round_on(start: Model, edit: Edit, expect: &[&str]) -> Model {
         h2.log_json()
     );
     let mut again = start;
-    replay(&mut again, &h.log_json()).unwrap();
-    assert_eq!(text(&again), after, "{edit:?}: replay of {}", h.log_json());
+    replay(&mut again, &log).unwrap();
+    assert_eq!(text(&again), after, "{edit:?}: replay of {log}");
     m
 }
 
@@ -944,7 +877,8 @@ fn text_replaces_the_model_or_one_function() {
 }
 
 /// Random edits, undos and redos (seeded) on the corpus's smaller models: after each,
-/// inference and the checker brought up to date with what it touched equal fresh runs.
+/// what the document host keeps current (inference, the checks, the summary) equals
+/// fresh runs.
 #[test]
 fn corpus_edits_keep_inference_and_checks_current() {
     let Some(dir) = common::corpus() else {
@@ -961,34 +895,34 @@ fn corpus_edits_keep_inference_and_checks_current() {
     };
     let (mut applied, mut refused, mut undos, mut redos) = (0, 0, 0, 0);
     for path in &files {
-        let Some(mut m) = common::load(path) else {
+        let Some(m) = common::load(path) else {
             continue;
         };
-        let mut live = Live::new(&m);
-        let mut h = History::default();
+        let mut host = Host::open(m, Vec::new());
         for step in 0..10 {
             let what = format!("{} step {step}", path.display());
             let roll = next(10);
-            if roll == 0 && h.can_undo() {
-                let (_, t) = h.undo(&mut m).unwrap();
-                live.follow(&m, &t, &format!("{what}: undo"));
+            if roll == 0 && host.can_undo() {
+                host.apply(Command::Undo).unwrap();
+                common::derived_is_current(&host, &format!("{what}: undo"));
                 undos += 1;
                 continue;
             }
-            if roll == 1 && h.can_redo() {
-                if let Ok(Some((_, t))) = h.redo(&mut m) {
-                    live.follow(&m, &t, &format!("{what}: redo"));
+            if roll == 1 && host.can_redo() {
+                if host.apply(Command::Redo).is_ok() {
+                    common::derived_is_current(&host, &format!("{what}: redo"));
                     redos += 1;
                 }
                 continue;
             }
+            let m = host.model();
             // A graph outside functions with nodes, and a node of it.
             let graphs: Vec<graft::ir::GraphId> = m
                 .graphs
                 .iter()
                 .filter(|(g, graph)| {
                     !graph.nodes.is_empty()
-                        && graft::edit::graph_path(&m, *g).is_some_and(|p| !p.starts_with("fn:"))
+                        && graft::edit::graph_path(m, *g).is_some_and(|p| !p.starts_with("fn:"))
                 })
                 .map(|(g, _)| g)
                 .collect();
@@ -996,7 +930,7 @@ fn corpus_edits_keep_inference_and_checks_current() {
                 break;
             }
             let g = graphs[next(graphs.len())];
-            let gp = graft::edit::graph_path(&m, g).unwrap();
+            let gp = graft::edit::graph_path(m, g).unwrap();
             let nodes = &m.graph(g).nodes;
             let k = next(nodes.len());
             let node = m.node(nodes[k]);
@@ -1067,9 +1001,9 @@ fn corpus_edits_keep_inference_and_checks_current() {
                     }
                 }
             };
-            match h.apply(&mut m, edit.clone()) {
-                Ok(t) => {
-                    live.follow(&m, &t, &format!("{what}: {edit:?}"));
+            match host.apply(Command::Edit(edit.clone())) {
+                Ok(_) => {
+                    common::derived_is_current(&host, &format!("{what}: {edit:?}"));
                     applied += 1;
                 }
                 Err(_) => refused += 1,
