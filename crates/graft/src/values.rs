@@ -306,7 +306,9 @@ pub fn random_tensor(data_type: i32, dims: &[i64], seed: u64) -> Result<Tensor, 
     match data_type {
         dtype::FLOAT => put(&mut |r, b| b.extend((r.normal() as f32).to_le_bytes())),
         dtype::DOUBLE => put(&mut |r, b| b.extend(r.normal().to_le_bytes())),
-        dtype::FLOAT16 => put(&mut |r, b| b.extend(f16_bits(r.normal() as f32).to_le_bytes())),
+        dtype::FLOAT16 => {
+            put(&mut |r, b| b.extend(half::f16::from_f32(r.normal() as f32).to_le_bytes()))
+        }
         dtype::INT64 => put(&mut |r, b| b.extend((r.below(10) as i64).to_le_bytes())),
         dtype::INT32 => put(&mut |r, b| b.extend((r.below(10) as i32).to_le_bytes())),
         dtype::INT16 => put(&mut |r, b| b.extend((r.below(10) as i16).to_le_bytes())),
@@ -361,52 +363,9 @@ impl SplitMix {
     }
 }
 
-/// Half-precision bits of `x` (round to nearest even).
-fn f16_bits(x: f32) -> u16 {
-    let bits = x.to_bits();
-    let sign = ((bits >> 16) & 0x8000) as u16;
-    let exp = ((bits >> 23) & 0xff) as i32;
-    let man = bits & 0x007f_ffff;
-    if exp == 0xff {
-        return sign | 0x7c00 | if man != 0 { 0x200 } else { 0 };
-    }
-    let e = exp - 127 + 15;
-    if e >= 0x1f {
-        return sign | 0x7c00;
-    }
-    if e <= 0 {
-        if e < -10 {
-            return sign;
-        }
-        let m = man | 0x0080_0000;
-        let shift = (14 - e) as u32;
-        let half = 1 << (shift - 1);
-        let rounded = (m + half - 1 + ((m >> shift) & 1)) >> shift;
-        return sign | rounded as u16;
-    }
-    let rounded = man + 0x0fff + ((man >> 13) & 1);
-    let (e, m) = if rounded & 0x0080_0000 != 0 {
-        (e + 1, 0)
-    } else {
-        (e, rounded >> 13)
-    };
-    if e >= 0x1f {
-        return sign | 0x7c00;
-    }
-    sign | ((e as u16) << 10) | m as u16
-}
-
 /// An IEEE half as a double.
 pub fn half(bits: u16) -> f64 {
-    let sign = if bits >> 15 == 1 { -1.0 } else { 1.0 };
-    let exp = i32::from((bits >> 10) & 0x1f);
-    let frac = f64::from(bits & 0x3ff);
-    sign * match exp {
-        0 => frac * 2f64.powi(-24),
-        31 if frac == 0.0 => f64::INFINITY,
-        31 => f64::NAN,
-        _ => (1.0 + frac / 1024.0) * 2f64.powi(exp - 15),
-    }
+    half::f16::from_bits(bits).to_f64()
 }
 
 /// The elements as little-endian bytes of the element type, or for strings each with

@@ -886,13 +886,8 @@ fn corpus_edits_keep_inference_and_checks_current() {
         return;
     };
     let files = common::small_models(&dir, 2_000_000);
-    let mut seed: u64 = 0x2545_f491_4f6c_dd1d;
-    let mut next = move |n: usize| {
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        (seed % n.max(1) as u64) as usize
-    };
+    let mut rng = fastrand::Rng::with_seed(0x2545_f491_4f6c_dd1d);
+    let mut next = move |n: usize| rng.usize(..n.max(1));
     let (mut applied, mut refused, mut undos, mut redos) = (0, 0, 0, 0);
     for path in &files {
         let Some(m) = common::load(path) else {
