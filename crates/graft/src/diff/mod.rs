@@ -541,7 +541,7 @@ fn node_fields(am: &Model, na: NodeId, bm: &Model, nb: NodeId, p: &Pairing) -> V
 /// their contents are compared as subgraphs).
 fn attribute_fields(am: &Model, a: &[Attribute], bm: &Model, b: &[Attribute]) -> Vec<Field> {
     let text = |m: &Model, attr: &Attribute| match &attr.kind {
-        AttrKind::Value(v) => crate::view::attr_text(m, v),
+        AttrKind::Value(v) => crate::text::attr_text(m, v),
         AttrKind::Ref { name, .. } => format!("@{name}"),
         AttrKind::Raw(_) => "(malformed)".to_string(),
     };

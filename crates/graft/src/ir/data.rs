@@ -145,8 +145,8 @@ pub struct Tensor {
     pub doc_string: Option<String>,
     pub raw_data: Option<Bytes>,
     /// `raw_data` left unread in the model's file (then `raw_data` is `None`); read
-    /// with `external::raw`.
-    pub unread: Option<crate::external::Unread>,
+    /// with `crate::external::raw`.
+    pub unread: Option<super::Unread>,
     pub external_data: Vec<StringPair>,
     pub data_location: Option<i32>,
     pub double_data: Vec<f64>,

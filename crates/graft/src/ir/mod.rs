@@ -10,6 +10,7 @@
 mod attr;
 mod copy;
 mod data;
+mod file;
 mod ids;
 mod names;
 mod scope;
@@ -24,6 +25,7 @@ pub use data::{
     SparseTensor, StringPair, Tensor, TensorAnnotation, TensorType, Type, TypeValue, dtype,
     normalize_domain,
 };
+pub use file::{DataFile, ReadAhead, ReadRange, Unread};
 pub use ids::{Arena, ArenaId, FunctionId, GraphId, NodeId, ValueId};
 pub use names::{Names, is_identifier, is_keyword, snake_case};
 pub use scope::{Found, NamedInfo, Resolver, Resolving, Saved};
@@ -58,10 +60,10 @@ pub struct Model {
     pub unknown_fields: Vec<UnknownField>,
     /// External-data files, by the location tensors name them with: their bytes, or a
     /// source that reads a range when a tensor's bytes are needed.
-    pub external_files: std::collections::BTreeMap<String, crate::external::DataFile>,
+    pub external_files: std::collections::BTreeMap<String, DataFile>,
     /// The model's own file, when the importer left tensors' `raw_data` in it
     /// (`Tensor::unread`).
-    pub file: Option<crate::external::DataFile>,
+    pub file: Option<DataFile>,
 }
 
 /// A field present in the input that the vendored schema does not declare.

@@ -22,6 +22,7 @@
 mod annot;
 mod ast;
 mod build;
+mod label;
 mod lexer;
 mod parse;
 mod parse_tensor;
@@ -33,6 +34,7 @@ mod write;
 use crate::codec::Imported;
 use crate::ir::{FunctionId, GraphId, Model};
 
+pub use label::attr_text;
 pub use parse::MAX_GRAPH_DEPTH;
 
 /// A syntax error: where, what, and the line it is on.

@@ -5,10 +5,10 @@ use std::borrow::Cow;
 use crate::hash::{FxBuild, FxMap};
 use crate::ir::{AttrKind, FunctionId, GraphId, Model, Node, NodeId, ValueDef, ValueId};
 
-use super::label::attr_text;
 use super::{
     AttrLine, AttrSource, Context, Item, ItemId, ItemKind, NAMESPACE_MIN_NODES, SECTION, View,
 };
+use crate::text::attr_text;
 
 type Set<T> = std::collections::HashSet<T, FxBuild>;
 

@@ -21,7 +21,6 @@
 
 mod build;
 mod follow;
-mod label;
 pub mod modules;
 pub mod panel;
 pub mod scene;
@@ -32,9 +31,9 @@ use std::sync::Arc;
 use crate::hash::FxMap;
 use crate::ir::{FunctionId, GraphId, Model, NodeId, ValueId};
 
+pub use crate::text::attr_text;
 pub use follow::Followed;
 pub use graft_layout::{Point, Rect, Route};
-pub use label::attr_text;
 pub use scene::{Progress, Scene, Snapshot};
 
 /// More direct children than this and a group is split into sections.

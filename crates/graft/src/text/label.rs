@@ -1,4 +1,5 @@
-//! Short, readable texts for attribute values in node boxes.
+//! Short, readable one-line texts for attribute values: node boxes, the properties
+//! panel and the diff's lines show them.
 
 use crate::ir::{AttrValue, Model, Tensor};
 
