@@ -779,7 +779,7 @@ fn infer_writes_value_info_and_summarizes() {
     assert!(stdout.contains("warning[infer.shape-mismatch]"), "{stdout}");
     assert_eq!(
         stdout.lines().last(),
-        Some("4 values: 4 typed, 4 with a shape, 0 unknown; 2 value_info written, 1 warnings"),
+        Some("4 values: 4 typed, 4 with a shape, 0 unknown; 2 value_info written, 1 findings"),
         "{stdout}"
     );
     let written = std::fs::read_to_string(&text).expect("output");
@@ -989,4 +989,42 @@ fn diff_reports_changes_with_exit_codes_and_json() {
         &graft(&["diff", &s(&model), &s(&missing)]),
         "diff-missing.onnx",
     );
+}
+
+/// What onnx's full check finds through shape inference, `graft check` finds, and
+/// `graft apply` refuses to write: Softmax `axis = 7` on a rank-2 input.
+#[test]
+fn check_and_apply_refuse_an_axis_out_of_range() {
+    let source = "<ir_version: 8, opset_import: [\"\" : 18]>\nmlp (float[N,4] x) => (float[N,4] y) {\n   h = Relu(x)\n   y = Softmax <axis = AXIS> (h)\n}\n";
+    let bad = model_from_text("axis-7", &source.replace("AXIS", "7"));
+    let check = graft(&["check", bad.to_str().unwrap_or("")]);
+    let stdout = String::from_utf8_lossy(&check.stdout);
+    assert_eq!(check.status.code(), Some(1), "{stdout}");
+    assert!(
+        stdout.contains("[infer.attribute-range]") && stdout.contains("axis must be in [-2, 1]"),
+        "{stdout}"
+    );
+    let good = model_from_text("axis-1", &source.replace("AXIS", "1"));
+    let log = temp("axis-log.json");
+    std::fs::write(
+        &log,
+        r#"[{"edit": "set_attribute", "graph": "main", "node": 1, "attribute": "axis = 7"}]"#,
+    )
+    .expect("log written");
+    let out_path = temp("axis-7-applied.onnx");
+    let _ = std::fs::remove_file(&out_path);
+    let out = graft(&[
+        "apply",
+        log.to_str().unwrap_or(""),
+        good.to_str().unwrap_or(""),
+        "-o",
+        out_path.to_str().unwrap_or(""),
+    ]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("edit 1 of the log") && stderr.contains("axis must be in [-2, 1]"),
+        "{stderr}"
+    );
+    assert!(!out_path.exists());
 }

@@ -26,7 +26,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::check::Checked;
-use crate::diag::Diagnostic;
+use crate::diag::{Diagnostic, Severity};
 use crate::edit::{Change, Edit, EditError, History};
 use crate::infer::Inferred;
 use crate::ir::{Ids, Model, Touched};
@@ -170,36 +170,36 @@ impl Host {
     /// The one write door. On success the model, the history and everything derived
     /// are current; on an error all of them are as they were.
     pub fn apply(&mut self, command: Command) -> Result<Applied, EngineError> {
-        let model = &mut self.model;
-        let (applied, checked_current) = match command {
+        let (applied, current) = match command {
             Command::Edit(edit) => {
-                let touched = self
-                    .history
-                    .apply_checked(model, edit, &mut self.checked)
-                    .map_err(EngineError::Refused)?;
-                (Applied::one(touched), true)
+                let touched = self.held(|h, m, c| h.apply_checked(m, edit, c));
+                (Applied::one(touched.map_err(EngineError::Refused)?), true)
             }
             Command::Change { change, on } => {
                 if on < self.ids_from {
                     return Err(EngineError::Stale);
                 }
-                let touched = self
-                    .history
-                    .apply_change(model, &change, &mut self.checked)
-                    .map_err(EngineError::Refused)?;
-                (Applied::one(touched), true)
+                let touched = self.held(|h, m, c| h.apply_change(m, &change, c));
+                (Applied::one(touched.map_err(EngineError::Refused)?), true)
             }
             Command::Log(edits) => {
-                let edits = self
-                    .history
-                    .apply_all(model, edits, &mut self.checked)
-                    .map_err(|(index, error)| EngineError::InLog { index, error })?;
-                (Applied::many(edits), true)
+                let undone = self.history.undone().to_vec();
+                let total = edits.len();
+                for (index, edit) in edits.into_iter().enumerate() {
+                    if let Err(error) = self.held(|h, m, c| h.apply_checked(m, edit, c)) {
+                        for _ in 0..index {
+                            self.take_back();
+                        }
+                        self.history.keep_undone(undone);
+                        return Err(EngineError::InLog { index, error });
+                    }
+                }
+                (Applied::many(total), true)
             }
             Command::Restore(edits) => {
                 let mut applied = Applied::many(0);
                 for (k, edit) in edits.into_iter().enumerate() {
-                    if let Err(e) = self.history.apply_checked(model, edit, &mut self.checked) {
+                    if let Err(e) = self.held(|h, m, c| h.apply_checked(m, edit, c)) {
                         applied.refused = Some((k, e));
                         break;
                     }
@@ -208,15 +208,17 @@ impl Host {
                 (applied, true)
             }
             Command::Undo => {
+                let model = &mut self.model;
                 let (_, touched) = self.history.undo(model).ok_or(EngineError::NothingToUndo)?;
                 (Applied::one(touched), false)
             }
-            Command::Redo => match self.history.redo(model) {
+            Command::Redo => match self.history.redo(&mut self.model) {
                 Ok(Some((_, touched))) => (Applied::one(touched), false),
                 Ok(None) => return Err(EngineError::NothingToRedo),
                 Err(e) => return Err(EngineError::Refused(e)),
             },
             Command::GoTo(step) => {
+                let model = &mut self.model;
                 let mut moved = 0;
                 while self.history.log().len() > step && self.history.undo(model).is_some() {
                     moved += 1;
@@ -233,16 +235,61 @@ impl Host {
             }
         };
         if applied.edits > 0 {
-            self.derive(&applied.touched, checked_current);
+            self.derive(&applied.touched, current);
         }
         Ok(applied)
     }
 
-    /// Brings what is derived up to date with what a command touched
-    /// (`checked_current`: the check already is).
-    fn derive(&mut self, touched: &Touched, checked_current: bool) {
-        Arc::make_mut(&mut self.inferred).update_touched(&self.model, touched);
-        if !checked_current {
+    /// Applies one edit with `apply` (which holds it to the checker) and keeps it only
+    /// when inference finds no new error either: what onnx's full check finds through
+    /// shape inference (a stated type against what produces it, an axis out of range)
+    /// is refused like any invalid edit. On success the check and inference are
+    /// current; on a refusal the model, the history and both are as they were.
+    fn held(
+        &mut self,
+        apply: impl FnOnce(&mut History, &mut Model, &mut Checked) -> Result<Touched, EditError>,
+    ) -> Result<Touched, EditError> {
+        let errors = |i: &Inferred| {
+            let errors = i.diagnostics.iter();
+            errors.filter(|d| d.severity == Severity::Error).count()
+        };
+        let before = errors(&self.inferred);
+        let undone = self.history.undone().to_vec();
+        let touched = apply(&mut self.history, &mut self.model, &mut self.checked)?;
+        let old = (before > 0).then(|| self.inferred.diagnostics.clone());
+        let inferred = Arc::make_mut(&mut self.inferred);
+        inferred.update_touched(&self.model, &touched);
+        if errors(inferred) <= before {
+            return Ok(touched);
+        }
+        let old = old.unwrap_or_default();
+        let first = inferred
+            .diagnostics
+            .iter()
+            .filter(|d| d.severity == Severity::Error)
+            .find(|d| {
+                !old.iter()
+                    .any(|o| o.code == d.code && o.message == d.message)
+            })
+            .cloned();
+        self.take_back();
+        self.history.keep_undone(undone);
+        Err(crate::edit::invalid(first.as_ref()))
+    }
+
+    /// Takes back the last edit [`Host::held`] kept, with the check and inference.
+    fn take_back(&mut self) {
+        if let Some(touched) = self.history.take_back(&mut self.model) {
+            self.checked.update(&self.model, &touched);
+            Arc::make_mut(&mut self.inferred).update_touched(&self.model, &touched);
+        }
+    }
+
+    /// Brings what is derived up to date with what a command touched (`current`: the
+    /// check and inference already are).
+    fn derive(&mut self, touched: &Touched, current: bool) {
+        if !current {
+            Arc::make_mut(&mut self.inferred).update_touched(&self.model, touched);
             self.checked.update(&self.model, touched);
         }
         if self

@@ -591,15 +591,30 @@ fn graph_inputs_outputs_and_types() {
         },
         &["float[batch,3] x"],
     );
-    let m = round(
+    round(
         Edit::SetType {
             graph: "main".into(),
             name: "x".into(),
-            ty: "double[8, 3]".into(),
+            ty: "float[8, 3]".into(),
         },
-        &["double[8,3] x"],
+        &["float[8,3] x"],
     );
-    let _ = m;
+    // Another element type would contradict the outputs' stated float: onnx's full
+    // check rejects that model, so the edit is refused and changes nothing.
+    let m = model();
+    let mut host = Host::open(m.clone(), Vec::new());
+    let e = host
+        .apply(Command::Edit(Edit::SetType {
+            graph: "main".into(),
+            name: "x".into(),
+            ty: "double[8, 3]".into(),
+        }))
+        .unwrap_err();
+    assert!(
+        e.to_string().contains("stated float but inferred double"),
+        "{e}"
+    );
+    assert_eq!(text(host.model()), text(&m));
     round(
         Edit::SetType {
             graph: "main".into(),

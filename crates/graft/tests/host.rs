@@ -164,8 +164,10 @@ fn bytes(host: &Host) -> Vec<u8> {
     graft::export(host.model(), &Default::default()).unwrap()
 }
 
+/// Errors by the checker and by inference (what onnx's full check finds).
 fn errors(m: &Model) -> usize {
-    let all = graft::check::check(m);
+    let mut all = graft::check::check(m);
+    all.extend(graft::infer::infer(m).diagnostics);
     all.iter()
         .filter(|d| d.severity == graft::Severity::Error)
         .count()
@@ -293,4 +295,110 @@ fn an_edit_log_written_by_the_app_replays() {
         .unwrap_err();
     assert_eq!(e.index(), Some(1), "{e}");
     assert!(e.to_string().starts_with("edit 2 of the log: "), "{e}");
+}
+
+/// What onnx's full check finds through shape inference the door refuses, naming
+/// the rule in the user's terms: an axis out of its input's range (Softmax
+/// `axis = 7` on a rank-2 input), a perm that is not one, and a delete with reconnect
+/// that feeds a tensor to an output stated a sequence. The model is unchanged.
+#[test]
+fn edits_onnx_full_check_rejects_are_refused() {
+    let text = r#"<ir_version: 8, opset_import: ["" : 18]>
+mlp (float[N, 4] x) => (float[N, 4] y, seq(float[N, 4]) s) {
+  h = Relu(x)
+  y = Softmax <axis = 1> (h)
+  t = Transpose <perm = [1, 0]> (h)
+  u = Transpose <perm = [1, 0]> (t)
+  s = SequenceConstruct(u)
+}"#;
+    let model = graft::text::parse_model(text).unwrap().model;
+    let mut host = Host::open(model, Vec::new());
+    let before = bytes(&host);
+    let refused = |host: &mut Host, edit: Edit| match host.apply(Command::Edit(edit)) {
+        Err(EngineError::Refused(e)) => e.message,
+        other => panic!("not refused: {other:?}"),
+    };
+    let set = |node: usize, attribute: &str| Edit::SetAttribute {
+        graph: "main".into(),
+        node,
+        attribute: attribute.into(),
+    };
+    let axis = refused(&mut host, set(1, "axis = 7"));
+    assert!(axis.contains("axis must be in [-2, 1]"), "{axis}");
+    let perm = refused(&mut host, set(2, "perm = [0, 0]"));
+    assert!(perm.contains("not a permutation of 0..2"), "{perm}");
+    let delete = Edit::DeleteNodes {
+        graph: "main".into(),
+        nodes: vec![4],
+        reconnect: true,
+    };
+    let kind = refused(&mut host, delete);
+    assert!(
+        kind.contains("is stated a sequence but what produces it gives a tensor"),
+        "{kind}"
+    );
+    let retype = Edit::SetType {
+        graph: "main".into(),
+        name: "y".into(),
+        ty: "int64[N, 4]".into(),
+    };
+    let ty = refused(&mut host, retype);
+    assert!(ty.contains("stated int64 but inferred float"), "{ty}");
+    assert_eq!(bytes(&host), before, "a refusal changed the model");
+    assert!(!host.can_undo() && !host.can_redo());
+    // In range, the same edits apply; a log with one bad edit applies none.
+    host.apply(Command::Edit(set(1, "axis = -2"))).unwrap();
+    let log = vec![set(1, "axis = 0"), set(1, "axis = 2")];
+    let e = host.apply(Command::Log(log)).unwrap_err();
+    assert_eq!(e.index(), Some(1));
+    assert_eq!(host.history().0.len(), 1);
+    common::derived_is_current(&host, "after a refused log");
+}
+
+/// onnxruntime's logreg_iris: deleting ZipMap with reconnect would feed the
+/// probabilities tensor to the output stated `seq(map(int64, float))`. onnx's full
+/// check and onnxruntime reject that model, so the edit is refused.
+#[test]
+fn deleting_zipmap_with_reconnect_is_refused() {
+    let Some(dir) = common::corpus() else { return };
+    let path = dir.join("real/onnxruntime/onnxruntime/datasets/logreg_iris.onnx");
+    let model = common::load(&path).expect("logreg_iris in the corpus");
+    let zipmap = {
+        let g = model.graph(model.graph.unwrap());
+        g.nodes
+            .iter()
+            .position(|&n| model.node(n).op_type() == "ZipMap")
+            .expect("a ZipMap")
+    };
+    let mut host = Host::open(model, Vec::new());
+    let before = bytes(&host);
+    let delete = Edit::DeleteNodes {
+        graph: "main".into(),
+        nodes: vec![zipmap],
+        reconnect: true,
+    };
+    let e = host.apply(Command::Edit(delete)).unwrap_err();
+    assert!(e.to_string().contains("stated a sequence"), "{e}");
+    assert_eq!(bytes(&host), before);
+}
+
+#[test]
+fn undo_of_a_reconnecting_delete_keeps_inference_current() {
+    let text = r#"<ir_version: 8, opset_import: ["" : 18]>
+g (float[N, 4] x) => (float[N, 4] y) {
+  h = Relu(x)
+  u = Transpose <perm = [1, 0]> (h)
+  y = Transpose <perm = [1, 0]> (u)
+}"#;
+    let model = graft::text::parse_model(text).unwrap().model;
+    let mut host = Host::open(model, Vec::new());
+    let delete = Edit::DeleteNodes {
+        graph: "main".into(),
+        nodes: vec![2],
+        reconnect: true,
+    };
+    host.apply(Command::Edit(delete)).unwrap();
+    common::derived_is_current(&host, "after the delete");
+    host.apply(Command::Undo).unwrap();
+    common::derived_is_current(&host, "after its undo");
 }

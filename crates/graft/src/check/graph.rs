@@ -224,7 +224,12 @@ impl<'m> Checker<'m> {
                     self.error("check.value-info", format!("{what} {k} has no name"), at());
                     continue;
                 }
-                if let Some(missing) = incomplete(info.ty.as_ref()) {
+                let missing = if what == "value_info" {
+                    incomplete(info.ty.as_ref())
+                } else {
+                    incomplete_io(info.ty.as_ref())
+                };
+                if let Some(missing) = missing {
                     self.error(
                         "check.value-info",
                         format!("{what} {name:?}: {missing}"),
@@ -565,6 +570,17 @@ pub(crate) fn incomplete(ty: Option<&crate::ir::Type>) -> Option<&'static str> {
         }
         Some(TypeValue::Opaque { .. }) => None,
     }
+}
+
+/// What a main-graph input's or output's type lacks that onnx.checker requires: a
+/// complete type, and for a tensor a shape (its rank; dimensions may be unknown).
+pub(crate) fn incomplete_io(ty: Option<&crate::ir::Type>) -> Option<&'static str> {
+    incomplete(ty).or_else(|| match ty?.value.as_ref()? {
+        crate::ir::TypeValue::Tensor(t) if t.shape.is_none() => {
+            Some("its tensor type has no shape (give its rank, with ? for unknown dimensions)")
+        }
+        _ => None,
+    })
 }
 
 /// `Name-version` of a schema, formatted only when a message needs it.

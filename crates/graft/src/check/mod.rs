@@ -11,7 +11,7 @@
 mod calls;
 mod graph;
 
-pub(crate) use graph::incomplete;
+pub(crate) use graph::incomplete_io;
 
 use std::collections::{HashMap, HashSet};
 

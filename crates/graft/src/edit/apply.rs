@@ -74,10 +74,27 @@ impl Undo {
                     other.push(*n);
                 }
                 Restore::ValueName(v, _) => t.values.push(*v),
-                Restore::Inputs(g, _)
-                | Restore::Outputs(g, _)
-                | Restore::ValueInfo(g, _)
-                | Restore::Initializers(g, _) => t.graph(*g),
+                Restore::Outputs(g, recorded) | Restore::ValueInfo(g, recorded) => {
+                    t.graph(*g);
+                    // A value that stops or starts being an output (or in value_info)
+                    // loses or gains its stated type: its producer is worked out again.
+                    let current = model.graphs.get(*g).map_or(&[][..], |x| {
+                        if matches!(r, Restore::Outputs(..)) {
+                            &x.outputs
+                        } else {
+                            &x.value_info
+                        }
+                    });
+                    for v in recorded.iter().chain(current).filter_map(|o| o.value) {
+                        if let Some(crate::ir::ValueDef::Node(p)) =
+                            model.values.get(v).map(|x| x.def)
+                        {
+                            other.push(p);
+                            t.node(p);
+                        }
+                    }
+                }
+                Restore::Inputs(g, _) | Restore::Initializers(g, _) => t.graph(*g),
                 Restore::Model(_) => {
                     t.whole = true;
                     t.ids = Ids::Renumbered;
@@ -218,7 +235,7 @@ fn output_type(
     }
     let ty = crate::infer::infer(model).get(v);
     if model.graph(g).owner == GraphOwner::Model
-        && let Some(missing) = crate::check::incomplete(ty.as_ref())
+        && let Some(missing) = crate::check::incomplete_io(ty.as_ref())
     {
         return Err(err(
             Field::Value,

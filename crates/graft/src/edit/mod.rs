@@ -478,16 +478,22 @@ fn held_to_checker(
             .or_else(|| after.diagnostics().iter().find(is_error))
             .cloned();
         undo(model, u);
-        return Err(EditError::new(
-            Field::Edit,
-            format!(
-                "it would leave the model invalid, so it is not applied: {}",
-                first.map_or_else(|| "more errors".to_string(), |d| d.to_string())
-            ),
-        ));
+        return Err(invalid(first.as_ref()));
     }
     *checked = after;
     Ok((u, touched))
+}
+
+/// The refusal of an edit that would leave the model invalid, naming the first new
+/// error.
+pub(crate) fn invalid(first: Option<&Diagnostic>) -> EditError {
+    EditError::new(
+        Field::Edit,
+        format!(
+            "it would leave the model invalid, so it is not applied: {}",
+            first.map_or_else(|| "more errors".to_string(), |d| d.to_string())
+        ),
+    )
 }
 
 /// Undoes an edit (the model must be as the edit left it).
@@ -595,6 +601,20 @@ impl History {
         undo(model, u);
         self.undone.push(edit.clone());
         Some((edit, touched))
+    }
+
+    /// Takes back the last edit as if it had never been made: undone and not
+    /// redoable. Returns what undoing it touched.
+    pub(crate) fn take_back(&mut self, model: &mut Model) -> Option<Touched> {
+        let (_, u, _) = self.done.pop()?;
+        let touched = u.touched_by_undo(model);
+        undo(model, u);
+        Some(touched)
+    }
+
+    /// Puts back the redo list a taken-back edit cleared.
+    pub(crate) fn keep_undone(&mut self, undone: Vec<Edit>) {
+        self.undone = undone;
     }
 
     /// Applies the last undone edit again; returns it and what it touched.

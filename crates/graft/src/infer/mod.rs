@@ -78,17 +78,31 @@ use crate::ir::{
 pub const CODES: &[(&str, &str)] = &[
     (
         "infer.type-mismatch",
-        "a stated element type disagrees with the inferred one",
+        "a stated type (its kind or element type) disagrees with what produces the value (onnx's full check rejects it)",
     ),
     (
         "infer.shape-mismatch",
         "a stated shape disagrees with the inferred one (rank or a fixed dimension)",
     ),
     (
+        "infer.attribute-range",
+        "an axis, axes or perm attribute out of the range its input's rank allows (onnx's full check rejects it)",
+    ),
+    (
         "infer.broadcast",
         "the inputs of a broadcasting or shape-combining operator have incompatible fixed dimensions",
     ),
 ];
+
+/// How bad a finding of inference is: an error where onnx's full check rejects the
+/// model and inference is sure (a stated type against what produces it, an attribute
+/// out of its range), a warning otherwise.
+pub fn severity(code: &str) -> Severity {
+    match code {
+        "infer.type-mismatch" | "infer.attribute-range" => Severity::Error,
+        _ => Severity::Warning,
+    }
+}
 
 /// Largest constant (in elements) whose values inference keeps.
 pub(crate) const MAX_CONST: usize = 64;
@@ -119,6 +133,23 @@ impl Ty {
             Ty::Tensor { elem, .. } => *elem,
             Ty::Other(_) => 0,
         }
+    }
+
+    /// The kind of type, when it is known: a tensor of unknown element type is not
+    /// known to be a tensor (a rule that found only its shape).
+    fn case(&self) -> Option<&'static str> {
+        Some(match self {
+            Ty::Tensor { elem: 0, .. } => return None,
+            Ty::Tensor { .. } => "tensor",
+            Ty::Other(t) => match t.value.as_ref()? {
+                TypeValue::Tensor(_) => "tensor",
+                TypeValue::SparseTensor(_) => "sparse tensor",
+                TypeValue::Sequence(_) => "sequence",
+                TypeValue::Map { .. } => "map",
+                TypeValue::Optional(_) => "optional",
+                TypeValue::Opaque { .. } => "opaque value",
+            },
+        })
     }
 
     pub(crate) fn shape(&self) -> Option<&[D]> {
@@ -533,6 +564,15 @@ impl<'m> Engine<'m> {
             },
         ) = (&stated, &inferred)
         else {
+            if let (Some(s), Some(i)) = (stated.case(), inferred.case())
+                && s != i
+            {
+                let msg = format!(
+                    "{} is stated a {s} but what produces it gives a {i}",
+                    self.name(v)
+                );
+                self.report(v, node, "infer.type-mismatch", msg);
+            }
             return stated;
         };
         if *se != 0 && *ie != 0 && se != ie {
@@ -600,7 +640,7 @@ impl<'m> Engine<'m> {
             detail: None,
         };
         self.diagnostics
-            .push(Diagnostic::at(model, Severity::Warning, code, msg, at));
+            .push(Diagnostic::at(model, severity(code), code, msg, at));
         self.diag_values.push(v);
     }
 

@@ -1,5 +1,7 @@
 //! Shape rules and small-constant propagation, one function per operator family.
 
+mod ranges;
+
 use super::types::output_types;
 use super::{Ctx, D, Engine, MAX_CONST, Ty, attr_value, norm_axis};
 use crate::ir::{
@@ -51,7 +53,20 @@ pub(crate) fn infer_node(
         retyped: Vec::new(),
     };
     if domain.is_empty() {
+        if let Some(p) = cx.attribute_range() {
+            cx.problems.push(("infer.attribute-range", p));
+        }
         cx.rule();
+    } else if domain == "ai.onnx.ml"
+        && matches!(
+            node.op_type(),
+            "Binarizer" | "Imputer" | "LabelEncoder" | "Normalizer" | "Scaler"
+        )
+        && let Some(s) = cx.shape(0)
+    {
+        // Element-wise on their input.
+        let s = s.to_vec();
+        cx.out(0, s);
     }
     let Cx {
         shapes,
@@ -74,8 +89,8 @@ pub(crate) fn infer_node(
         }
     }
     outs.resize(node.outputs.len(), None);
-    for p in problems {
-        e.report_node(n, "infer.broadcast", p);
+    for (code, p) in problems {
+        e.report_node(n, code, p);
     }
     (outs, consts)
 }
@@ -88,7 +103,7 @@ struct Cx<'a, 'm> {
     ver: i64,
     shapes: Shapes,
     consts: Vec<Option<Vec<D>>>,
-    problems: Vec<String>,
+    problems: Vec<(&'static str, String)>,
     /// Outputs whose whole type a rule decides (sequences with element shapes).
     retyped: Vec<(usize, Ty)>,
 }
@@ -494,7 +509,7 @@ impl<'a, 'm> Cx<'a, 'm> {
         if let Some(shapes) = shapes {
             match broadcast(&shapes) {
                 Ok(s) => self.out(0, s),
-                Err(p) => self.problems.push(p),
+                Err(p) => self.problems.push(("infer.broadcast", p)),
             }
         }
         // Small-constant arithmetic.
@@ -551,7 +566,7 @@ impl<'a, 'm> Cx<'a, 'm> {
         let mut out = match broadcast(&[ab, bb]) {
             Ok(s) => s,
             Err(p) => {
-                self.problems.push(p);
+                self.problems.push(("infer.broadcast", p));
                 return;
             }
         };
@@ -564,8 +579,8 @@ impl<'a, 'm> Cx<'a, 'm> {
         if let (Some(D::Val(k1)), Some(D::Val(k2))) = (am.get(1), bm.first())
             && k1 != k2
         {
-            self.problems
-                .push(format!("MatMul inner dimensions {k1} and {k2} differ"));
+            let p = format!("MatMul inner dimensions {k1} and {k2} differ");
+            self.problems.push(("infer.broadcast", p));
         }
         self.out(0, out);
     }
@@ -1114,7 +1129,7 @@ impl<'a, 'm> Cx<'a, 'm> {
         match self.cv(1) {
             Some(target) => match broadcast(&[x, target]) {
                 Ok(s) => self.out(0, s),
-                Err(p) => self.problems.push(p),
+                Err(p) => self.problems.push(("infer.broadcast", p)),
             },
             None => {
                 if let Some(&[D::Val(k)]) = self.shape(1)

@@ -150,9 +150,6 @@ fn attr_dtype(node: &Node, name: &str, ctx: &Ctx) -> Option<i32> {
 
 /// Operators whose output type is not a function of the input types alone.
 fn special(schema: &OpSchema, node: &Node, ctx: &Ctx, ins: &[Option<&Ty>], k: usize) -> Option<Ty> {
-    if !schema.domain.is_empty() {
-        return None;
-    }
     let input_elem = |i: usize| {
         ins.get(i)
             .copied()
@@ -161,6 +158,32 @@ fn special(schema: &OpSchema, node: &Node, ctx: &Ctx, ins: &[Option<&Ty>], k: us
             .filter(|&e| e != 0)
     };
     let t = |e: i32| Some(Ty::tensor(e, None));
+    let has = |name: &str| attr_value(node, name, ctx).is_some();
+    if schema.domain == "ai.onnx.ml" {
+        return match (schema.name.as_str(), k) {
+            ("LabelEncoder", 0) => match attr_value(node, "values_tensor", ctx) {
+                Some(AttrValue::Tensor(v)) => t(v.data_type()),
+                _ if has("values_int64s") => t(dtype::INT64),
+                _ if has("values_strings") => t(dtype::STRING),
+                _ if has("values_floats") => t(dtype::FLOAT),
+                _ => None,
+            },
+            ("LinearClassifier" | "SVMClassifier" | "TreeEnsembleClassifier", 0) => {
+                if has("classlabels_ints") || has("classlabels_int64s") {
+                    t(dtype::INT64)
+                } else if has("classlabels_strings") {
+                    t(dtype::STRING)
+                } else {
+                    None
+                }
+            }
+            ("LinearClassifier" | "SVMClassifier" | "TreeEnsembleClassifier", 1) => t(dtype::FLOAT),
+            _ => None,
+        };
+    }
+    if !schema.domain.is_empty() {
+        return None;
+    }
     match (schema.name.as_str(), k) {
         ("Cast", 0) => t(attr_dtype(node, "to", ctx)?),
         ("Constant", 0) => {
@@ -236,6 +259,12 @@ fn special(schema: &OpSchema, node: &Node, ctx: &Ctx, ins: &[Option<&Ty>], k: us
             }))
         }
         ("Shape" | "Size", 0) => t(dtype::INT64),
+        ("BitCast", 0) => t(attr_dtype(node, "to", ctx)?),
+        ("BlackmanWindow" | "HammingWindow" | "HannWindow" | "MelWeightMatrix", 0) => {
+            t(attr_dtype(node, "output_datatype", ctx).unwrap_or(dtype::FLOAT))
+        }
+        // The state's type is the past state's, or the query's when there is none.
+        ("LinearAttention", 1) => t(input_elem(3).or_else(|| input_elem(0))?),
         ("LayerNormalization", 1 | 2) => {
             t(attr_dtype(node, "stash_type", ctx).unwrap_or(dtype::FLOAT))
         }
