@@ -720,3 +720,38 @@ F <k> (x) => (y) {
     let now = again.view.item(items[&call]).unwrap();
     assert!(!now.expanded && now.children.is_none());
 }
+
+/// Expand all, collapse all, open one level: each group drawn closed has its closed
+/// size, not the size it had open (it was drawn as a large empty box), and the
+/// drawing equals a fresh layout of the same open groups.
+#[test]
+fn a_group_closed_by_collapse_all_is_drawn_at_its_closed_size() {
+    let model = calls_model();
+    let mut scene = Scene::new(View::of_model(&model).expect("graph"));
+    scene.layout(&model, &mut || false).unwrap();
+    scene.expand_to_depth(&model, usize::MAX, usize::MAX);
+    scene.layout(&model, &mut || false).unwrap();
+    scene.collapse_all();
+    scene.layout(&model, &mut || false).unwrap();
+    scene.expand_one_level(&model);
+    scene.layout(&model, &mut || false).unwrap();
+    let mut fresh = Scene::new(View::of_model(&model).expect("graph"));
+    fresh.layout(&model, &mut || false).unwrap();
+    fresh.expand_one_level(&model);
+    fresh.layout(&model, &mut || false).unwrap();
+    let rects = |s: &Scene| -> Vec<(String, Rect)> {
+        s.placed
+            .iter()
+            .map(|p| {
+                (
+                    s.view
+                        .item(p.item)
+                        .map_or(String::new(), |i| i.title.clone()),
+                    p.rect,
+                )
+            })
+            .collect()
+    };
+    assert_eq!(rects(&scene), rects(&fresh));
+    assert!(check_geometry(&scene, "after collapse all").is_empty());
+}

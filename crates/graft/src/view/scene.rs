@@ -199,8 +199,10 @@ impl Scene {
                 item.expanded = false;
             }
         }
-        // Inner layouts stay valid for their contents; only the root's changes.
-        self.cache.remove(&0);
+        // Every group that held an open group is now laid out with it closed, and
+        // only the root is drawn: nothing cached still holds (a group opened again
+        // later is laid out then, with its groups closed).
+        self.cache.clear();
     }
 
     /// After an edit that only set or removed attributes of `nodes`: rewrites their
