@@ -35,32 +35,37 @@ impl Detail {
 }
 
 /// The style sheet the drawing's classes use (light theme; the app overrides
-/// colours for its dark theme). Group frames are solid: a dashed outline around a
-/// group thousands of pixels tall costs software rasterizers a frame's budget on
-/// every pan (measured: 14 against 60 frames per second on the 50k model).
+/// colours for its dark theme). What a node is (an op, a group, a call, an input)
+/// sets its colours in the layer `graft-kind`; what is shown about it (a search hit,
+/// a new node, a problem, a run's heat, a comparison's mark) is unlayered, so it
+/// always wins over its kind and the theme, whatever the selectors' weights. Group
+/// frames are solid: a dashed outline around a group thousands of pixels tall costs
+/// software rasterizers a frame's budget on every pan (measured: 14 against 60
+/// frames per second on the 50k model).
 pub const STYLE: &str = "\
+@layer graft-kind{\
 .g-node rect{fill:#fff;stroke:#5b6b7f;stroke-width:1}\
 .g-node.g-group rect.g-frame{fill:#f3f6fa;stroke:#8a9bb0}\
 .g-node.g-call rect{fill:#eef4ff;stroke:#3b6fd8}\
 .g-node.g-io rect{fill:#f4f0e6;stroke:#a08850}\
-.g-node.g-hit rect{stroke:#e0531f;stroke-width:3}\
-.g-node.g-group.g-hit rect.g-frame{stroke:#e0531f;stroke-width:3}\
-.g-node.g-new>rect{stroke:#16a34a;stroke-width:3}\
-.g-node.g-bad>rect{stroke:#dc2626;stroke-width:2.5}\
-.g-badge{fill:#dc2626;stroke:#fff;stroke-width:1.5}\
-.g-note{font:600 10px sans-serif;fill:#b45309;text-anchor:end}\
 .g-t{font:600 12px sans-serif;fill:#1b2430}\
 .g-s{font:10px sans-serif;fill:#4a5566}\
 .g-a{font:10px sans-serif;fill:#2b3a55}\
 .g-a.g-default{fill:#8a6d00;font-style:italic}\
 .g-a.g-unset{fill:#b02a2a}\
 .g-x{font:700 12px sans-serif;fill:#3b6fd8;pointer-events:none}\
-.g-node rect.g-xr{fill:transparent;stroke:none;cursor:pointer}\
 .g-e{fill:none;stroke:#7c8a9c;stroke-width:1.2}\
 .g-ah{fill:#7c8a9c;stroke:none}\
 .g-stub{stroke:#b0662a;stroke-width:1.2}\
 .g-sl{font:9px sans-serif;fill:#b0662a}\
-.g-el{font:9px sans-serif;fill:#6b7686}";
+.g-el{font:9px sans-serif;fill:#6b7686}}\
+.g-node rect.g-xr{fill:transparent;stroke:none;cursor:pointer}\
+.g-node.g-hit rect{stroke:#e0531f;stroke-width:3}\
+.g-node.g-group.g-hit rect.g-frame{stroke:#e0531f;stroke-width:3}\
+.g-node.g-new>rect{stroke:#16a34a;stroke-width:3}\
+.g-node.g-bad>rect{stroke:#dc2626;stroke-width:2.5}\
+.g-badge{fill:#dc2626;stroke:#fff;stroke-width:1.5}\
+.g-note{font:600 10px sans-serif;fill:#b45309;text-anchor:end}";
 
 /// How [`region`] marks an item: a class on its element (`g-new`, `g-bad`…) and, on a
 /// collapsed group, a short note drawn above its box (e.g. `3 changed inside`).
