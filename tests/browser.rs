@@ -829,10 +829,159 @@ fn a_torch_export_is_grouped_by_its_modules_and_shows_their_metadata() {
 fn a_model_url_in_the_query_opens_that_model() {
     let app = App::open();
     app.browser
-        .goto(&format!("{}?model=examples/mlp.onnx", app.url))
+        .goto(&format!("{}?model=examples/transformer_24.onnx", app.url))
         .unwrap();
     app.wait("graph-ready");
-    app.wait_for_model("mlp.onnx");
+    app.wait_for_model("transformer_24.onnx");
+    // Another model picked: the address names it alone, so a reload opens it (with
+    // its selection), not the URL's model with the example's view.
+    app.click_css(&format!(
+        "{} option[value=\"{STARTUP_EXAMPLE}\"]",
+        testid("example-select")
+    ));
+    app.wait_for_model(STARTUP_EXAMPLE);
+    app.click("tab-graph");
+    app.browser.set_viewport(1600, 1400).unwrap();
+    click_node(&app, "residual", false);
+    let address = wait_until(e2e::TIMEOUT, "the selection in the address", || {
+        let href = app
+            .browser
+            .execute("return window.location.href;", vec![])?;
+        let href = href.as_str().unwrap_or_default().to_string();
+        Ok(href.contains("sel=").then_some(href))
+    })
+    .unwrap_or_else(|e| panic!("{e}\n{}", app.diagnosis()));
+    assert!(
+        !address.contains("model=") && address.contains(&format!("example={STARTUP_EXAMPLE}")),
+        "{address}"
+    );
+    app.browser.goto(&address).unwrap();
+    app.wait_for_model(STARTUP_EXAMPLE);
+    app.click("tab-graph");
+    app.wait("graph-ready");
+    wait_until(e2e::TIMEOUT, "residual selected again", || {
+        Ok(app
+            .browser
+            .find(&format!(
+                "{} g.g-hit[data-name=\"residual\"]",
+                testid("graph")
+            ))?
+            .map(|_| ()))
+    })
+    .unwrap_or_else(|e| panic!("{e}\n{}", app.diagnosis()));
+}
+
+/// `?model=` reads the model's data files from beside it on the same origin, as a
+/// file on disk is read with the files beside it; one the server does not have is
+/// named, with what to do.
+#[test]
+#[ignore = "browser tier: needs dist/ and Chromium; `cargo xtask test` runs it"]
+fn a_model_url_reads_its_external_data_from_beside_it() {
+    // The MLP example with its weights in a data file beside it, as torch writes.
+    let (with, without) = (
+        e2e::dist().join("test-external"),
+        e2e::dist().join("test-missing"),
+    );
+    for dir in [&with, &without] {
+        let _ = std::fs::remove_dir_all(dir);
+        std::fs::create_dir_all(dir).unwrap();
+    }
+    python_passes(
+        r#"
+import sys, onnx
+from onnx.external_data_helper import convert_model_to_external_data
+m = onnx.load("assets/examples/mlp.onnx")
+convert_model_to_external_data(m, all_tensors_to_one_file=True,
+                               location="mlp_external.onnx.data", size_threshold=0)
+onnx.save_model(m, sys.argv[1] + "/mlp_external.onnx")
+"#,
+        with.to_str().unwrap(),
+    );
+    std::fs::copy(
+        with.join("mlp_external.onnx"),
+        without.join("mlp_external.onnx"),
+    )
+    .unwrap();
+
+    let app = App::open();
+    app.browser
+        .goto(&format!(
+            "{}?model=test-external/mlp_external.onnx",
+            app.url
+        ))
+        .unwrap();
+    app.wait_for_model("mlp_external.onnx");
+    app.click("tab-graph");
+    app.wait("graph-ready");
+    let problems = app.get("problems").map(|p| app.browser.text(&p).unwrap());
+    assert!(
+        !problems.as_deref().unwrap_or("").contains("external data"),
+        "{problems:?}"
+    );
+    let bytes = exported_bytes(&app);
+    let exported = graft::import(bytes.into()).expect("the export imports");
+    assert!(
+        exported.model.external_locations().is_empty(),
+        "the weights are embedded"
+    );
+
+    app.browser
+        .goto(&format!("{}?model=test-missing/mlp_external.onnx", app.url))
+        .unwrap();
+    app.wait_for_model("mlp_external.onnx");
+    app.click("tab-graph");
+    app.wait("graph-ready");
+    let problems = app.text("problems");
+    assert!(
+        problems.contains("\"mlp_external.onnx.data\" is missing")
+            && problems.contains("not found beside the model"),
+        "{problems}"
+    );
+    let refused = try_exported_bytes(&app).unwrap_err();
+    assert!(
+        refused.contains("mlp_external.onnx.data") && !refused.contains("of tensor"),
+        "{refused}"
+    );
+}
+
+/// Esc clears the selection everywhere: the properties, and the selection's count
+/// and Outline….
+#[test]
+#[ignore = "browser tier: needs dist/ and Chromium; `cargo xtask test` runs it"]
+fn escape_clears_the_whole_selection() {
+    let app = App::open();
+    app.browser.set_viewport(1600, 1400).unwrap();
+    app.wait("graph-ready");
+    click_node(&app, "fc2/MatMul", false);
+    assert_eq!(app.text("selection-count"), "1 node selected");
+    app.wait("outline-open");
+    // In a field of the node's editor, Esc leaves the field and keeps the selection.
+    let name = app.wait("node-name");
+    app.browser.click(&name).unwrap();
+    app.browser.press_keys(&[], "\u{E00C}").unwrap();
+    let focused = app
+        .browser
+        .execute(
+            "return document.activeElement.dataset.testid || '';",
+            vec![],
+        )
+        .unwrap();
+    assert_ne!(
+        focused,
+        serde_json::json!("node-name"),
+        "Esc left the field"
+    );
+    assert_eq!(app.text("selection-count"), "1 node selected");
+    app.browser.press_keys(&[], "\u{E00C}").unwrap();
+    wait_until(e2e::TIMEOUT, "the selection gone", || {
+        let left = app.browser.find_all(&testid("selection"))?.len()
+            + app
+                .browser
+                .find_all(&format!("{} g.g-hit", testid("graph")))?
+                .len();
+        Ok((left == 0).then_some(()))
+    })
+    .unwrap_or_else(|e| panic!("{e}\n{}", app.diagnosis()));
 }
 
 #[test]
@@ -2113,11 +2262,29 @@ fn compare_with_the_model_as_opened_marks_what_a_specialization_folded() {
         rows.iter().any(|r| r.starts_with("+ function")),
         "{rows:#?}"
     );
-    // The call is marked changed on the canvas.
+    // The call is marked changed on the canvas, in amber (not the blue of a call
+    // or of "inlined"), in either theme.
     let marked = format!("{} g.g-changed[data-name=\"tower\"]", testid("graph"));
     app.browser
         .wait_for(&marked, e2e::TIMEOUT)
         .unwrap_or_else(|e| panic!("{e}\n{}", app.diagnosis()));
+    // (Unselected: a selected node is drawn in the selection's colour. The first Esc
+    // leaves the editor's field, the second clears the selection.)
+    app.browser.press_keys(&[], "\u{E00C}").unwrap();
+    app.browser.press_keys(&[], "\u{E00C}").unwrap();
+    wait_until(e2e::TIMEOUT, "the call unselected", || {
+        let hits = app
+            .browser
+            .find_all(&format!("{} g.g-hit", testid("graph")))?;
+        Ok(hits.is_empty().then_some(()))
+    })
+    .unwrap_or_else(|e| panic!("{e}\n{}", app.diagnosis()));
+    let amber = "rgb(217, 119, 6)";
+    let stroke = format!("{marked} > rect");
+    assert_eq!(computed(&app, &stroke, "stroke"), amber, "light theme");
+    choose_theme(&app, "dark");
+    assert_eq!(computed(&app, &stroke, "stroke"), amber, "dark theme");
+    choose_theme(&app, "auto");
     // Collapsed, the call says how many changes its body holds.
     let note = format!("{} text.g-note", testid("graph"));
     let note = app.browser.wait_for(&note, e2e::TIMEOUT).unwrap();
@@ -2357,6 +2524,29 @@ for label, v in [("min", probs.min()), ("max", probs.max()), ("mean", probs.mean
         Ok((app.browser.find_all(&coloured)?.len() >= 5).then_some(()))
     })
     .unwrap_or_else(|e| panic!("{e}\n{}", app.diagnosis()));
+    // Each node has its legend's colour, in the dark theme too.
+    choose_theme(&app, "dark");
+    let pairs = app
+        .browser
+        .execute(
+            "return [...arguments[0].querySelectorAll('g[class*=\"g-heat-\"]')].map(g => {
+               const heat = [...g.classList].find(c => c.startsWith('g-heat-'));
+               const swatch = document.querySelector('.legend-swatch.' + heat);
+               return [heat, getComputedStyle(g.querySelector(':scope > rect')).fill,
+                       swatch ? getComputedStyle(swatch).backgroundColor : 'no swatch'];
+             });",
+            vec![app.wait("graph").to_json()],
+        )
+        .unwrap();
+    let pairs = pairs.as_array().unwrap();
+    assert!(pairs.len() >= 5, "{pairs:?}");
+    for p in pairs {
+        assert_eq!(
+            p[1], p[2],
+            "a node's fill is its legend's colour: {pairs:?}"
+        );
+    }
+    choose_theme(&app, "auto");
     // Saved as Model Explorer node data: each node's value under its id there (its name).
     app.click("overlay-export");
     let saved = app
@@ -2483,6 +2673,33 @@ for k, v in [("min", t.min()), ("max", t.max()), ("mean", t.mean())]:
 
 /// Runs both models of the comparison (the Run tab's button) and gives each output's
 /// shown largest difference, by name, once the numbers are there.
+/// The computed style property `prop` of the first element `css` selects.
+fn computed(app: &App, css: &str, prop: &str) -> String {
+    let v = app
+        .browser
+        .execute(
+            "const e = document.querySelector(arguments[0]);
+             return e ? getComputedStyle(e)[arguments[1]] : 'no element';",
+            vec![css.into(), prop.into()],
+        )
+        .unwrap();
+    v.as_str().unwrap_or_default().to_string()
+}
+
+/// Presses the theme switch until it says `theme` (auto, light, dark).
+fn choose_theme(app: &App, theme: &str) {
+    let want = format!("Theme: {theme}");
+    for _ in 0..3 {
+        let switch = app.wait("theme-toggle");
+        if app.browser.text(&switch).unwrap() == want {
+            return;
+        }
+        app.browser.click(&switch).unwrap();
+    }
+    let switch = app.wait("theme-toggle");
+    assert_eq!(app.browser.text(&switch).unwrap(), want);
+}
+
 fn compare_runs(app: &App) -> Vec<(String, String)> {
     let before = app
         .get("run-comparison")

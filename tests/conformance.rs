@@ -257,7 +257,7 @@ fn external_data_is_kept_as_references_or_embedded_on_request() {
     };
     let refused = graft::export(&imported.model, &embed);
     assert!(
-        matches!(refused, Err(graft::ExportError::Embed { ref reason, .. }) if reason.contains("not supplied"))
+        matches!(refused, Err(graft::ExportError::Embed { ref reason, .. }) if reason.contains("not found beside the model"))
     );
 
     for location in &locations {

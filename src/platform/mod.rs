@@ -432,6 +432,30 @@ pub fn query_parameter(name: &str) -> Option<String> {
     params.get(name)
 }
 
+/// Takes the `name` parameter out of the page's address (the fragment stays), so a
+/// reload does not bring back what it named.
+pub fn drop_query_parameter(name: &str) {
+    let location = window().location();
+    let Ok(params) = web_sys::UrlSearchParams::new_with_str(&location.search().unwrap_or_default())
+    else {
+        return;
+    };
+    if params.get(name).is_none() {
+        return;
+    }
+    params.delete(name);
+    let query = String::from(params.to_string());
+    let url = format!(
+        "{}{}{query}{}",
+        location.pathname().unwrap_or_default(),
+        if query.is_empty() { "" } else { "?" },
+        location.hash().unwrap_or_default()
+    );
+    if let Ok(history) = window().history() {
+        let _ = history.replace_state_with_url(&JsValue::NULL, "", Some(&url));
+    }
+}
+
 /// Every `name` parameter of the page's query string, in order.
 pub fn query_parameters(name: &str) -> Vec<String> {
     let Some(params) = window()
@@ -500,11 +524,19 @@ pub fn set_fragment(fragment: &str) {
 }
 
 /// Calls `f` on every key pressed outside text fields, with the key's name
-/// (`KeyboardEvent.key`). The listener lives as long as the page.
+/// (`KeyboardEvent.key`). Esc in a text field leaves the field (a second Esc is then
+/// the page's). The listener lives as long as the page.
 pub fn on_key(f: impl Fn(String) + 'static) {
     window_event_listener(ev::keydown, move |e| {
         let typing = in_text_field(&e);
-        if !typing && !e.ctrl_key() && !e.meta_key() && !e.alt_key() {
+        if typing && e.key() == "Escape" {
+            if let Some(field) = e
+                .target()
+                .and_then(|t| t.dyn_into::<web_sys::HtmlElement>().ok())
+            {
+                let _ = field.blur();
+            }
+        } else if !typing && !e.ctrl_key() && !e.meta_key() && !e.alt_key() {
             f(e.key());
         }
     });

@@ -112,7 +112,7 @@ fn handle(seq: u64, serial: u64, request: Request, files: PickedFiles) {
                     None => Origin::Files,
                 };
                 let files = fetch(ticket, name.clone(), &url).await.map(ModelFile::Read);
-                load(seq, ticket, &name, origin, files, Vec::new()).await;
+                load(seq, ticket, &name, origin, files, Beside::Url(url)).await;
             });
             None
         }
@@ -120,7 +120,7 @@ fn handle(seq: u64, serial: u64, request: Request, files: PickedFiles) {
             let name = url.rsplit('/').next().unwrap_or(&url).to_string();
             open_with(format!("Opening {name}…"), move |ticket| async move {
                 let files = fetch(ticket, name.clone(), &url).await.map(ModelFile::Read);
-                load(seq, ticket, &name, Origin::Files, files, Vec::new()).await;
+                load(seq, ticket, &name, Origin::Files, files, Beside::Url(url)).await;
             });
             None
         }
@@ -138,7 +138,15 @@ fn handle(seq: u64, serial: u64, request: Request, files: PickedFiles) {
                     .map(|(name, source)| ModelFile::Source(name, source))
                     .ok_or_else(|| "No file was given.".to_string());
                 open_with(format!("Opening {names}…"), move |ticket| async move {
-                    load(seq, ticket, &names, Origin::Files, model, sources).await;
+                    load(
+                        seq,
+                        ticket,
+                        &names,
+                        Origin::Files,
+                        model,
+                        Beside::Files(sources),
+                    )
+                    .await;
                 });
             }
             None
@@ -907,10 +915,10 @@ async fn load(
     name: &str,
     origin: Origin,
     files: Result<ModelFile, String>,
-    sources: DataSources,
+    beside: Beside,
 ) {
     let started = platform::now_ms();
-    let opened = stages(ticket, name, origin, files, sources).await;
+    let opened = stages(ticket, name, origin, files, beside).await;
     // A kept log belongs to this open: applied if it opened, else dropped.
     let restore = with(|e| e.restore.take());
     if let Some(opened) = opened {
@@ -929,6 +937,13 @@ async fn load(
     send(None, true, None);
 }
 
+/// Where the data files of a model being opened come from: given with it (files
+/// from this machine), or fetched from beside its URL.
+enum Beside {
+    Files(DataSources),
+    Url(String),
+}
+
 /// The stages of [`load`]; `None` when the load stopped being current. Each stage's
 /// time is published (`open_decode_ms`…) for the browser benchmark.
 async fn stages(
@@ -936,7 +951,7 @@ async fn stages(
     name: &str,
     origin: Origin,
     files: Result<ModelFile, String>,
-    sources: DataSources,
+    beside: Beside,
 ) -> Option<Result<OpenModel, String>> {
     fn timed<T>(stage: &str, f: impl FnOnce() -> T) -> T {
         let started = platform::now_ms();
@@ -947,6 +962,10 @@ async fn stages(
     if !stage(ticket, format!("Decoding {name}…")).await {
         return None;
     }
+    let (sources, url) = match beside {
+        Beside::Files(sources) => (sources, None),
+        Beside::Url(url) => (Vec::new(), Some(url)),
+    };
     let decoded = timed("decode", || {
         files.and_then(|files| Loading::decode(files, sources, origin))
     });
@@ -954,6 +973,21 @@ async fn stages(
         Ok(loading) => loading,
         Err(message) => return Some(Err(message)),
     };
+    // A model fetched from the page's origin has its data files beside it there, as
+    // on disk: each is read now (one the server does not have is left missing, and
+    // the checker says which).
+    if let Some(url) = url {
+        let base = &url[..url.rfind('/').map_or(0, |k| k + 1)];
+        for location in loading.model.external_locations() {
+            if !stage(ticket, format!("Reading {location}…")).await {
+                return None;
+            }
+            let read = &mut read_progress(ticket, &location);
+            if let Ok(bytes) = platform::fetch_bytes(&format!("{base}{location}"), read).await {
+                loading.model.attach_external(location, bytes);
+            }
+        }
+    }
     let nodes = crate::format::count(loading.nodes() as u64);
     if !stage(ticket, format!("Checking {nodes} nodes…")).await {
         return None;

@@ -694,7 +694,10 @@ impl AppState {
         });
     }
 
+    /// Opens a bundled example. The address then names it alone: a `?model=` the
+    /// page was opened with goes, so a reload opens what is open (with its view).
     pub fn open_example(self, file: &'static str) {
+        platform::drop_query_parameter("model");
         self.send(Request::OpenExample {
             file: file.to_string(),
             url: platform::absolute_url(&format!("{EXAMPLES_URL}/{file}")),
@@ -713,8 +716,11 @@ impl AppState {
         }
     }
 
+    /// Opens files from this machine (the address then names no model, as for an
+    /// example).
     pub fn open_files(self, picked: PickedFiles) {
         if !picked.is_empty() {
+            platform::drop_query_parameter("model");
             self.send_with(Request::OpenFiles, Some(picked));
         }
     }

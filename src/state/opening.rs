@@ -83,16 +83,23 @@ impl Session {
         self.error = None;
     }
 
-    /// The open model encoded by the core, and the file name to save it under. A
-    /// download is one file, so external data is embedded (from the data files
-    /// dropped with the model); without them the export says which is missing.
-    pub fn export(&self) -> Result<(String, Vec<u8>), String> {
+    /// The open model encoded as one file (its external data embedded).
+    pub fn encoded(&self) -> Result<Vec<u8>, String> {
         let open = self.open.as_ref().ok_or("No model is open.")?;
         let options = ExportOptions {
             embed_external: !open.doc.model().external_locations().is_empty(),
             ..ExportOptions::default()
         };
-        let bytes = graft::export(open.doc.model(), &options)
+        graft::export(open.doc.model(), &options).map_err(|e| e.to_string())
+    }
+
+    /// The open model encoded by the core, and the file name to save it under. A
+    /// download is one file, so external data is embedded (from the data files
+    /// dropped with the model); without them the export says which is missing.
+    pub fn export(&self) -> Result<(String, Vec<u8>), String> {
+        let open = self.open.as_ref().ok_or("No model is open.")?;
+        let bytes = self
+            .encoded()
             .map_err(|e| format!("Export of {} failed: {e}", open.name))?;
         let name = if open.name.is_empty() {
             DEFAULT_FILE_NAME.to_string()

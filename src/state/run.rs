@@ -524,7 +524,10 @@ impl Session {
             inputs.push((spec.name.clone(), tensor));
         }
         let outputs = output_names(open.doc.model());
-        let (_, model) = self.export()?;
+        // The run is given the model as exported: what stops an export stops it.
+        let model = self
+            .encoded()
+            .map_err(|e| format!("Cannot run {}: {e}", open.name))?;
         let (opened, serial) = self.stamp();
         Ok(RunPlan {
             stamp: (opened, serial),

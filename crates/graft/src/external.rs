@@ -124,7 +124,7 @@ fn locate<'m>(
 ) -> Result<(&'m DataFile, u64, u64), String> {
     let file = model.external_files.get(&ext.location).ok_or_else(|| {
         format!(
-            "data file {:?} is missing (not beside the model, or not supplied with it)",
+            "data file {:?} is missing: it was not found beside the model or given with it (open the model together with its data file)",
             ext.location
         )
     })?;

@@ -45,8 +45,9 @@ pub enum ExportError {
         .0.len(), .0[0].field, .0[0].message
     )]
     WouldLoseUnknownFields(Vec<UnknownField>),
-    #[error("cannot write the external data of tensor {tensor:?}: {reason}")]
-    Embed { tensor: String, reason: String },
+    /// A tensor's external data cannot be read: `location` is its data file.
+    #[error("the weights in {location:?} cannot be read: {reason}")]
+    Embed { location: String, reason: String },
     #[error("cannot read the bytes of {tensor} from the model's file: {reason}")]
     Unread { tensor: String, reason: String },
     #[error("cannot write the model: {0}")]
@@ -224,7 +225,7 @@ fn build(
             Ok(bytes) => bytes,
             Err(reason) => {
                 failure.borrow_mut().get_or_insert(ExportError::Embed {
-                    tensor: t.name.clone().unwrap_or_else(|| ext.location.clone()),
+                    location: ext.location.clone(),
                     reason,
                 });
                 return None;
