@@ -944,6 +944,70 @@ onnx.save_model(m, sys.argv[1] + "/mlp_external.onnx")
     );
 }
 
+/// Selecting an If shows each body as a summary (its node count, inputs and
+/// outputs) with "open", not its text: silero_vad's If dumped about 7 MB, weights
+/// and all, and pushed the node's own controls a million pixels down.
+#[test]
+#[ignore = "browser tier: needs dist/ and Chromium; `cargo xtask test` runs it"]
+fn an_if_shows_its_bodies_as_summaries_that_open_in_place() {
+    let app = App::open();
+    app.browser.set_viewport(1600, 1400).unwrap();
+    app.browser
+        .goto(&format!("{}?model=examples/silero_vad.onnx", app.url))
+        .unwrap();
+    app.wait_for_model("silero_vad.onnx");
+    app.click("tab-graph");
+    app.wait("graph-ready");
+    click_node(&app, "If_0", false);
+    let editor = app.text("node-editor");
+    assert!(
+        editor.len() < 20_000,
+        "{} characters in the editor",
+        editor.len()
+    );
+    assert!(
+        editor.contains("then_branch: a body of ") && editor.contains("else_branch: a body of "),
+        "{editor}"
+    );
+    let before = graph_text(&app);
+    app.click("node-open-body-then_branch");
+    wait_until(e2e::TIMEOUT, "the If opened in place", || {
+        Ok((graph_text(&app).len() > before.len() + 100).then_some(()))
+    })
+    .unwrap_or_else(|e| panic!("{e}\n{}", app.diagnosis()));
+}
+
+/// The header and the tab name the open file; the help lists the editing keys and
+/// drag and drop.
+#[test]
+#[ignore = "browser tier: needs dist/ and Chromium; `cargo xtask test` runs it"]
+fn the_header_and_the_tab_name_the_open_file() {
+    let app = App::open();
+    app.wait_for_model(STARTUP_EXAMPLE);
+    assert_eq!(app.text("toolbar-model"), STARTUP_EXAMPLE);
+    let title = app
+        .browser
+        .execute("return document.title;", vec![])
+        .unwrap();
+    assert_eq!(
+        title,
+        serde_json::json!(format!("{STARTUP_EXAMPLE} — Graft"))
+    );
+    app.click_css(&format!(
+        "{} option[value=\"mlp.onnx\"]",
+        testid("example-select")
+    ));
+    app.wait_for_model("mlp.onnx");
+    assert_eq!(app.text("toolbar-model"), "mlp.onnx");
+    app.click("tab-graph");
+    app.click("help");
+    let help = app.text("help-overlay");
+    assert!(
+        help.contains("Delete") && help.contains("Ctrl+Z") && help.contains("Drop files"),
+        "{help}"
+    );
+}
+
 /// Esc clears the selection everywhere: the properties, and the selection's count
 /// and Outline….
 #[test]
@@ -2028,6 +2092,26 @@ fn each_example_explains_itself_and_presentation_mode_hides_the_panels() {
         Ok((side_shown(&app)? == json!(false)).then_some(()))
     })
     .unwrap_or_else(|e| panic!("{e}\n{}", app.diagnosis()));
+    // The header's buttons are one line each, inside the header (on a laptop's
+    // screen).
+    app.browser.set_viewport(1024, 768).unwrap();
+    let fits = app
+        .browser
+        .execute(
+            "const bar = document.querySelector('.toolbar').getBoundingClientRect();
+             return [...document.querySelectorAll('.toolbar .button')].map(b => {
+               const r = b.getBoundingClientRect();
+               const line = parseFloat(getComputedStyle(b).lineHeight) || 1.5 * parseFloat(getComputedStyle(b).fontSize);
+               return [b.textContent.trim(), r.height < 1.5 * line + 16 && r.bottom <= bar.bottom + 0.5 && r.top >= bar.top - 0.5];
+             });",
+            vec![],
+        )
+        .unwrap();
+    let fits = fits.as_array().unwrap();
+    assert!(
+        !fits.is_empty() && fits.iter().all(|f| f[1] == json!(true)),
+        "buttons wrapped or clipped presenting: {fits:?}"
+    );
     app.browser.press_keys(&[], "\u{E00C}").unwrap();
     wait_until(e2e::TIMEOUT, "the panels back", || {
         Ok((side_shown(&app)? == json!(true)).then_some(()))

@@ -99,9 +99,27 @@ pub fn NodeEditorView(editor: NodeEditor) -> impl IntoView {
         .map(|(name, text)| {
             let name = name.clone();
             let remove = name.clone();
+            // A body is summarized; it is seen on the canvas, opened in place.
+            let open = editor.bodies.contains(&name).then(|| {
+                view! {
+                    <button
+                        class="link"
+                        data-testid=format!("node-open-body-{name}")
+                        title="Open or close this node on the canvas, its bodies in place"
+                        on:click=move |_| {
+                            if let Some(item) = state.selection.with_untracked(|s| s.last().copied()) {
+                                state.toggle(item);
+                            }
+                        }
+                    >
+                        "open"
+                    </button>
+                }
+            });
             view! {
-                <li class="node-edit-attr">
+                <li class="node-edit-attr" data-testid="node-attr">
                     <code>{text.clone()}</code>
+                    {open}
                     <button
                         class="link"
                         data-testid=format!("node-remove-attr-{name}")

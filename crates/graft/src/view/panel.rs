@@ -70,11 +70,17 @@ pub fn properties(model: &Model, view: &View, item: ItemId) -> Option<Properties
                     .attributes
                     .iter()
                     .map(|a| {
-                        (
-                            a.name().to_string(),
-                            crate::text::print_attributes(model, std::slice::from_ref(a)),
-                        )
+                        let text = body_summary(model, a).unwrap_or_else(|| {
+                            crate::text::print_attributes(model, std::slice::from_ref(a))
+                        });
+                        (a.name().to_string(), text)
                     })
+                    .collect(),
+                bodies: n
+                    .attributes
+                    .iter()
+                    .filter(|a| body_summary(model, a).is_some())
+                    .map(|a| a.name().to_string())
                     .collect(),
             });
             if callee.is_some() {
@@ -208,8 +214,46 @@ pub struct NodeEditor {
     /// from an `.npy` file).
     pub initializers: Vec<Option<crate::ir::ValueId>>,
     pub outputs: Vec<String>,
-    /// Name and value as ONNX text (`alpha = 0.5`).
+    /// Name and value as ONNX text (`alpha = 0.5`); a body (an If's branch, a
+    /// Loop's or Scan's body) as a summary, not its text (weights and all).
     pub attributes: Vec<(String, String)>,
+    /// The attributes that are bodies (opened in place on the canvas).
+    pub bodies: Vec<String>,
+}
+
+/// A body attribute in one line: `then_branch: a body of 12 nodes, inputs (),
+/// outputs (y)`; `None` for an attribute that is not a graph.
+fn body_summary(model: &Model, a: &crate::ir::Attribute) -> Option<String> {
+    use crate::ir::{AttrKind, AttrValue};
+    let one = |g: crate::ir::GraphId| {
+        let Some(graph) = model.graphs.get(g) else {
+            return "a missing body".to_string();
+        };
+        let names = |list: &[crate::ir::ValueInfo]| {
+            let names: Vec<&str> = list
+                .iter()
+                .filter_map(|i| i.value)
+                .map(|v| model.value(v).name.as_str())
+                .collect();
+            names.join(", ")
+        };
+        format!(
+            "a body of {} node{}, inputs ({}), outputs ({})",
+            graph.nodes.len(),
+            if graph.nodes.len() == 1 { "" } else { "s" },
+            names(&graph.inputs),
+            names(&graph.outputs)
+        )
+    };
+    let text = match &a.kind {
+        AttrKind::Value(AttrValue::Graph(g)) => one(*g),
+        AttrKind::Value(AttrValue::Graphs(list)) => {
+            let each: Vec<String> = list.iter().map(|&g| one(g)).collect();
+            format!("{} bodies: {}", list.len(), each.join("; "))
+        }
+        _ => return None,
+    };
+    Some(format!("{}: {text}", a.name()))
 }
 
 /// A call's compile-time attributes: the generic function's declared attributes,
