@@ -405,6 +405,9 @@ pub fn GraphPanel() -> impl IntoView {
                         <p>"Enter or Space: expand/collapse the selected group · Esc: clear, or cancel a running expand or open"</p>
                         <p>"Mouse: drag to pan, wheel to zoom, click + / − or double-click a group"</p>
                         <p>"Shift+click: add a node to the selection or take it out; Outline… (beside the graph) makes the selected nodes a function"</p>
+                        <p><b>"Editing"</b></p>
+                        <p>"Delete: delete the selected nodes (a one-in, one-out node is passed through) · Ctrl+Z undo · Ctrl+Shift+Z or Ctrl+Y redo · Esc in a field: leave it"</p>
+                        <p>"Drop files anywhere on the page: a model (with its .data files) opens, or, on the inline zone, is inserted into the open one; Open files… and Inline model… do the same"</p>
                     </div>
                 </Show>
             </div>

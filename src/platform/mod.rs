@@ -432,6 +432,13 @@ pub fn query_parameter(name: &str) -> Option<String> {
     params.get(name)
 }
 
+/// Sets the page's title (the browser tab's label).
+pub fn set_title(title: &str) {
+    if let Some(document) = window().document() {
+        document.set_title(title);
+    }
+}
+
 /// Takes the `name` parameter out of the page's address (the fragment stays), so a
 /// reload does not bring back what it named.
 pub fn drop_query_parameter(name: &str) {

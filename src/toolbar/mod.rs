@@ -19,6 +19,14 @@ pub fn Toolbar() -> impl IntoView {
     platform::on_history_keys(move || state.undo(), move || state.redo());
     platform::on_delete_key(move || state.delete_selected(true));
     platform::on_escape_key(move || state.presenting.set(false));
+    // The tab names the open file, as the header does.
+    Effect::new(move |_| {
+        let title = match state.name.get() {
+            Some(name) if !name.is_empty() => format!("{name} — Graft"),
+            _ => "Graft: ONNX graph editor".to_string(),
+        };
+        platform::set_title(&title);
+    });
     let theme = RwSignal::new(platform::saved_theme());
     platform::apply_theme(&theme.get_untracked());
     platform::on_system_theme_change(move || platform::apply_theme(&theme.get_untracked()));
@@ -42,6 +50,9 @@ pub fn Toolbar() -> impl IntoView {
                 <img class="brand-mark" src="icons/graft.svg" alt="" width="22" height="22"/>
                 <span class="brand-name">"Graft"</span>
             </div>
+            <span class="toolbar-model" data-testid="toolbar-model" title=move || state.name.get().unwrap_or_default()>
+                {move || state.name.get().unwrap_or_default()}
+            </span>
             <div class="toolbar-spacer"></div>
             <div class="toolbar-actions">
                 <button
