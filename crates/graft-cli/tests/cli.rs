@@ -46,14 +46,14 @@ fn bad_inputs_give_one_line_and_exit_code_2() {
         (
             "truncated.onnx",
             model[..model.len() / 2].to_vec(),
-            "not a valid ONNX model",
+            "is not an ONNX model, or it is damaged",
         ),
         (
             "random.onnx",
             (0..4096u32)
                 .map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8)
                 .collect(),
-            "not a valid ONNX model",
+            "is not an ONNX model, or it is damaged",
         ),
         // A TensorProto { dims: [2], data_type: 1 }: a protobuf, not a model.
         (

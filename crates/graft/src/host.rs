@@ -355,11 +355,7 @@ impl Host {
     /// The history: the edits in force (oldest first), then the undone ones (the next
     /// to redo first), each as one line.
     pub fn history(&self) -> (Vec<String>, Vec<String>) {
-        let line = |e: &Edit| crate::edit::describe(e);
-        (
-            self.history.log().into_iter().map(line).collect(),
-            self.history.undone().iter().rev().map(line).collect(),
-        )
+        self.history.lines()
     }
 
     /// The edit log as JSON (`graft apply LOG MODEL` replays it).

@@ -402,3 +402,41 @@ g (float[N, 4] x) => (float[N, 4] y) {
     host.apply(Command::Undo).unwrap();
     common::derived_is_current(&host, "after its undo");
 }
+
+/// Messages in the user's terms: a bare word as a value says what a value looks
+/// like (it was "expected `=>` between inputs and outputs"); the history names the
+/// node by its op and name (it said "node 5"); a file that is not a model says so.
+#[test]
+fn messages_name_what_the_user_sees() {
+    let e = graft::text::parse_attributes("alpha = abc").unwrap_err();
+    assert!(e.message.starts_with("`abc` is not a value"), "{e:?}");
+    assert_eq!((e.line, e.column), (1, 9));
+    let text = r#"<ir_version: 8, opset_import: ["" : 18]>
+g (float[N, 4] x) => (float[N, 4] y) {
+  h = Relu(x)
+  [head] y = Softmax <axis = 1> (h)
+}"#;
+    let model = graft::text::parse_model(text).unwrap().model;
+    let mut host = Host::open(model, Vec::new());
+    let set = Edit::SetAttribute {
+        graph: "main".into(),
+        node: 1,
+        attribute: "axis = -1".into(),
+    };
+    host.apply(Command::Edit(set)).unwrap();
+    let delete = Edit::DeleteNodes {
+        graph: "main".into(),
+        nodes: vec![0],
+        reconnect: true,
+    };
+    host.apply(Command::Edit(delete)).unwrap();
+    host.apply(Command::Undo).unwrap();
+    let (done, undone) = host.history();
+    assert_eq!(done, ["Set axis = -1 on Softmax \"head\""]);
+    assert_eq!(undone, ["Delete node 0 (Relu) (reconnected)"]);
+    let e = graft::import(bytes::Bytes::from_static(&[0x0c, 0x0d, 0x0e])).unwrap_err();
+    assert!(
+        e.to_string().starts_with("this file is not an ONNX model"),
+        "{e}"
+    );
+}

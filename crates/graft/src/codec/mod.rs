@@ -28,7 +28,9 @@ pub struct Imported {
 
 #[derive(Clone, Debug, thiserror::Error, PartialEq, Eq)]
 pub enum ImportError {
-    #[error("not a valid ONNX model: the protobuf does not decode ({0})")]
+    #[error(
+        "this file is not an ONNX model, or it is damaged: its bytes do not decode as ONNX's protobuf ({0})"
+    )]
     Decode(String),
     #[error(
         "not an ONNX model: the protobuf decodes but has no graph, no functions and no ir_version"

@@ -265,8 +265,29 @@ pub enum Edit {
     },
 }
 
-/// One line for a history panel: `Rename value a → act (main)`.
+/// One line for a history panel: `Rename value a → act (main)`. Nodes are named by
+/// their index (`node 5`); [`describe_in`] names them as the model has them.
 pub fn describe(edit: &Edit) -> String {
+    describe_with(edit, &|_, k| format!("node {k}"))
+}
+
+/// [`describe`] with each node named as `model` (the model the edit applies to) has
+/// it: its op and name, `Softmax "head/Softmax"`, or `node 5 (Softmax)` unnamed.
+pub fn describe_in(model: &Model, edit: &Edit) -> String {
+    describe_with(edit, &|graph, k| {
+        let node = path::resolve_path(model, graph)
+            .ok()
+            .and_then(|g| model.graph(g).nodes.get(k).copied())
+            .map(|n| model.node(n));
+        match node {
+            Some(n) if !n.name().is_empty() => format!("{} {:?}", n.op_type(), n.name()),
+            Some(n) => format!("node {k} ({})", n.op_type()),
+            None => format!("node {k}"),
+        }
+    })
+}
+
+fn describe_with(edit: &Edit, node_name: &dyn Fn(&str, usize) -> String) -> String {
     let at = |g: &str| {
         if g == "main" {
             String::new()
@@ -280,21 +301,33 @@ pub fn describe(edit: &Edit) -> String {
             node,
             attribute,
         } => {
-            format!("Set {attribute} on node {node}{}", at(graph))
+            format!(
+                "Set {attribute} on {}{}",
+                node_name(graph, *node),
+                at(graph)
+            )
         }
         Edit::RemoveAttribute { graph, node, name } => {
-            format!("Remove attribute {name} of node {node}{}", at(graph))
+            format!(
+                "Remove attribute {name} of {}{}",
+                node_name(graph, *node),
+                at(graph)
+            )
         }
         Edit::RenameValue { graph, from, to } => format!("Rename {from} → {to}{}", at(graph)),
-        Edit::RenameNode { graph, node, to } => format!("Rename node {node} → {to:?}{}", at(graph)),
+        Edit::RenameNode { graph, node, to } => {
+            format!("Rename {} → {to:?}{}", node_name(graph, *node), at(graph))
+        }
         Edit::DeleteNodes {
             graph,
             nodes,
             reconnect,
         } => format!(
-            "Delete {} node{}{}{}",
-            nodes.len(),
-            if nodes.len() == 1 { "" } else { "s" },
+            "Delete {}{}{}",
+            match nodes.as_slice() {
+                [one] => node_name(graph, *one),
+                _ => format!("{} nodes", nodes.len()),
+            },
             if *reconnect { " (reconnected)" } else { "" },
             at(graph)
         ),
@@ -305,7 +338,11 @@ pub fn describe(edit: &Edit) -> String {
             index,
             value,
         } if value.is_empty() => {
-            format!("Disconnect input {index} of node {node}{}", at(graph))
+            format!(
+                "Disconnect input {index} of {}{}",
+                node_name(graph, *node),
+                at(graph)
+            )
         }
         Edit::SetInput {
             graph,
@@ -314,7 +351,8 @@ pub fn describe(edit: &Edit) -> String {
             value,
         } => {
             format!(
-                "Connect {value} to input {index} of node {node}{}",
+                "Connect {value} to input {index} of {}{}",
+                node_name(graph, *node),
                 at(graph)
             )
         }
@@ -330,7 +368,7 @@ pub fn describe(edit: &Edit) -> String {
             attributes,
             ..
         } if attributes.is_empty() => {
-            format!("Specialize node {node}{}", at(graph))
+            format!("Specialize {}{}", node_name(graph, *node), at(graph))
         }
         Edit::Specialize {
             graph,
@@ -338,7 +376,11 @@ pub fn describe(edit: &Edit) -> String {
             attributes,
             ..
         } => {
-            format!("Specialize node {node} with {attributes}{}", at(graph))
+            format!(
+                "Specialize {} with {attributes}{}",
+                node_name(graph, *node),
+                at(graph)
+            )
         }
         Edit::SpecializeAll { function, .. } if function.is_empty() => {
             "Specialize all calls".into()
@@ -349,9 +391,15 @@ pub fn describe(edit: &Edit) -> String {
             node,
             overload,
         } => {
-            format!("Call overload {overload} from node {node}{}", at(graph))
+            format!(
+                "Call overload {overload} from {}{}",
+                node_name(graph, *node),
+                at(graph)
+            )
         }
-        Edit::ExpandStandard { graph, node } => format!("Expand node {node}{}", at(graph)),
+        Edit::ExpandStandard { graph, node } => {
+            format!("Expand {}{}", node_name(graph, *node), at(graph))
+        }
         Edit::RenameFunction { function, to } => format!("Rename {function} → {to}"),
         Edit::DeleteFunction { function } => format!("Delete {function}"),
         Edit::InlineModel {
@@ -521,9 +569,11 @@ pub fn replay(model: &mut Model, json: &str) -> Result<usize, EditError> {
 /// Undo and redo over a model's edits, without a fixed limit.
 #[derive(Debug, Default)]
 pub struct History {
-    /// Each edit in force with its undo and its stamp ([`History::stamps`]).
-    done: Vec<(Edit, Undo, u64)>,
-    undone: Vec<Edit>,
+    /// Each edit in force with its undo, its stamp ([`History::stamps`]) and its
+    /// line ([`describe_in`] the model it applied to).
+    done: Vec<(Edit, Undo, u64, String)>,
+    /// The undone edits with their lines, next to redo last.
+    undone: Vec<(Edit, String)>,
 }
 
 /// The last stamp given, across every history (a new one's stamps never repeat an
@@ -548,8 +598,9 @@ impl History {
         checked: &mut Checked,
     ) -> Result<Touched, EditError> {
         let change = edit.resolve(model)?;
+        let line = describe_in(model, &edit);
         let (u, touched) = held_to_checker(model, &change, checked)?;
-        self.push(edit, u);
+        self.push(edit, u, line);
         self.undone.clear();
         Ok(touched)
     }
@@ -587,8 +638,10 @@ impl History {
         change: &Change,
         checked: &mut Checked,
     ) -> Result<Touched, EditError> {
-        let (edit, u, touched) = apply_checked(model, change, checked)?;
-        self.push(edit, u);
+        let edit = change.record(model)?;
+        let line = describe_in(model, &edit);
+        let (u, touched) = held_to_checker(model, change, checked)?;
+        self.push(edit, u, line);
         self.undone.clear();
         Ok(touched)
     }
@@ -596,40 +649,40 @@ impl History {
     /// Undoes the last edit; returns it and what undoing it touched, or `None` when
     /// there is nothing to undo.
     pub fn undo(&mut self, model: &mut Model) -> Option<(Edit, Touched)> {
-        let (edit, u, _) = self.done.pop()?;
+        let (edit, u, _, line) = self.done.pop()?;
         let touched = u.touched_by_undo(model);
         undo(model, u);
-        self.undone.push(edit.clone());
+        self.undone.push((edit.clone(), line));
         Some((edit, touched))
     }
 
     /// Takes back the last edit as if it had never been made: undone and not
     /// redoable. Returns what undoing it touched.
     pub(crate) fn take_back(&mut self, model: &mut Model) -> Option<Touched> {
-        let (_, u, _) = self.done.pop()?;
+        let (_, u, _, _) = self.done.pop()?;
         let touched = u.touched_by_undo(model);
         undo(model, u);
         Some(touched)
     }
 
     /// Puts back the redo list a taken-back edit cleared.
-    pub(crate) fn keep_undone(&mut self, undone: Vec<Edit>) {
+    pub(crate) fn keep_undone(&mut self, undone: Vec<(Edit, String)>) {
         self.undone = undone;
     }
 
     /// Applies the last undone edit again; returns it and what it touched.
     pub fn redo(&mut self, model: &mut Model) -> Result<Option<(Edit, Touched)>, EditError> {
-        let Some(edit) = self.undone.pop() else {
+        let Some((edit, line)) = self.undone.pop() else {
             return Ok(None);
         };
         match apply(model, &edit) {
             Ok(u) => {
                 let touched = u.touched(model);
-                self.push(edit.clone(), u);
+                self.push(edit.clone(), u, line);
                 Ok(Some((edit, touched)))
             }
             Err(e) => {
-                self.undone.push(edit);
+                self.undone.push((edit, line));
                 Err(e)
             }
         }
@@ -643,25 +696,38 @@ impl History {
         !self.undone.is_empty()
     }
 
-    fn push(&mut self, edit: Edit, undo: Undo) {
+    fn push(&mut self, edit: Edit, undo: Undo, line: String) {
         let stamp = STAMP.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
-        self.done.push((edit, undo, stamp));
+        self.done.push((edit, undo, stamp, line));
     }
 
     /// The edits in force, oldest first.
     pub fn log(&self) -> Vec<&Edit> {
-        self.done.iter().map(|(e, _, _)| e).collect()
+        self.done.iter().map(|(e, ..)| e).collect()
+    }
+
+    /// The history panel's lines: the edits in force (oldest first), then the undone
+    /// ones (the next to redo first), each named as the model was when it applied.
+    pub fn lines(&self) -> (Vec<String>, Vec<String>) {
+        (
+            self.done.iter().map(|(.., line)| line.clone()).collect(),
+            self.undone
+                .iter()
+                .rev()
+                .map(|(_, line)| line.clone())
+                .collect(),
+        )
     }
 
     /// A stamp for each edit in force, oldest first, new for every edit applied or
     /// redone in any history: two logs agree up to where their stamps do, so a copy of the log is
     /// kept up to date with the edits past that point alone.
     pub fn stamps(&self) -> Vec<u64> {
-        self.done.iter().map(|(_, _, s)| *s).collect()
+        self.done.iter().map(|(_, _, s, _)| *s).collect()
     }
 
-    /// The undone edits, next to redo last.
-    pub fn undone(&self) -> &[Edit] {
+    /// The undone edits with their lines, next to redo last.
+    pub fn undone(&self) -> &[(Edit, String)] {
         &self.undone
     }
 

@@ -1163,6 +1163,15 @@ impl<'a> Parser<'a> {
         let value = if graph {
             self.bump()?;
             let name = self.text(&t).to_owned();
+            // A graph goes on with its inputs; a bare word alone is a value mistyped.
+            if !self.peek()?.is(b'(') {
+                return Err(self.error_at(
+                    t.start,
+                    format!(
+                        "`{name}` is not a value: write a number (2, 0.5), a string in quotes (\"{name}\"), a list ([1, 2]) or a graph (name (inputs) => (outputs) {{ … }})"
+                    ),
+                ));
+            }
             Single::Graph(Box::new(self.graph_rest(Some(name))?))
         } else {
             self.plain_value(expected)?
