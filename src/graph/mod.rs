@@ -435,6 +435,11 @@ pub fn GraphPanel() -> impl IntoView {
                             " "
                             <span class="hit-name">{hit.subtitle.clone()}</span>
                             <div class="hit-path">{hit.path.clone()}</div>
+                            {(!hit.also.is_empty()).then(|| view! {
+                                <div class="hit-path" data-testid="search-result-also" title=hit.also.join("\n")>
+                                    {format!("and {} more place{}", hit.also.len(), if hit.also.len() == 1 { "" } else { "s" })}
+                                </div>
+                            })}
                         </li>
                     </For>
                 </ul>

@@ -356,6 +356,9 @@ pub struct SearchHit {
     pub subtitle: String,
     /// The groups it sits in, outermost first.
     pub path: String,
+    /// For a value that crosses group boundaries (one terminal per boundary): the
+    /// path of every other terminal of it, listed once under the first.
+    pub also: Vec<String>,
 }
 
 /// One problem in the problems list.
@@ -387,33 +390,55 @@ pub struct FunctionInfo {
 
 /// Search results for `found`: title, name, and the groups each sits in.
 fn hits(view: &View, found: Vec<ItemId>) -> Vec<SearchHit> {
-    found
-        .into_iter()
-        .take(SEARCH_RESULTS)
-        .filter_map(|id| {
-            let item = view.item(id)?;
-            let mut path = Vec::new();
-            let mut current = item.parent;
-            while let Some(p) = current {
-                let parent = view.item(p)?;
-                if parent.parent.is_some() {
-                    path.push(if parent.subtitle.is_empty() {
-                        parent.title.clone()
-                    } else {
-                        format!("{} {}", parent.title, parent.subtitle)
-                    });
-                }
-                current = parent.parent;
+    // A value is one hit, however many group boundaries it crosses: its terminals
+    // after the first are its other places.
+    let mut first_of: FxMap<graft::ir::ValueId, usize> = FxMap::default();
+    let mut out: Vec<SearchHit> = Vec::new();
+    for hit in found.into_iter().filter_map(|id| {
+        let item = view.item(id)?;
+        let mut path = Vec::new();
+        let mut current = item.parent;
+        while let Some(p) = current {
+            let parent = view.item(p)?;
+            if parent.parent.is_some() {
+                path.push(if parent.subtitle.is_empty() {
+                    parent.title.clone()
+                } else {
+                    format!("{} {}", parent.title, parent.subtitle)
+                });
             }
-            path.reverse();
-            Some(SearchHit {
+            current = parent.parent;
+        }
+        path.reverse();
+        let value = match item.kind {
+            ItemKind::In { value } | ItemKind::Out { value } => Some(value),
+            _ => None,
+        };
+        Some((
+            value,
+            SearchHit {
                 item: id,
                 title: item.title.clone(),
                 subtitle: item.subtitle.clone(),
                 path: path.join(" › "),
-            })
-        })
-        .collect()
+                also: Vec::new(),
+            },
+        ))
+    }) {
+        let (value, hit) = hit;
+        if let Some(v) = value {
+            if let Some(&k) = first_of.get(&v) {
+                out[k].also.push(hit.path);
+                continue;
+            }
+            first_of.insert(v, out.len());
+        }
+        if out.len() == SEARCH_RESULTS {
+            break;
+        }
+        out.push(hit);
+    }
+    out
 }
 
 /// Data files opened with a model and kept where they are: each read a tensor at a

@@ -1452,3 +1452,15 @@ fn the_kept_edit_log_restores_the_session_on_the_model_opened_again() {
     other.restore("not a log", "restarted".into());
     assert!(other.error().unwrap_or_default().contains("do not read"));
 }
+
+/// A value crossing module boundaries has a terminal at each; search lists it once,
+/// with its other places.
+#[test]
+fn search_lists_a_value_once_with_its_other_places() {
+    let mut session = Session::default();
+    open(&mut session, vec![example_file("torch_transformer.onnx")]);
+    let hits = session.search("x");
+    let x: Vec<_> = hits.iter().filter(|h| h.title == "x").collect();
+    assert_eq!(x.len(), 1, "{hits:#?}");
+    assert_eq!(x[0].also.len(), 3, "{hits:#?}");
+}
