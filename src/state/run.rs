@@ -1011,7 +1011,12 @@ impl Session {
         runs.running = false;
         match result {
             Err(message) => {
-                let message = format!("The run failed: {message}");
+                let message = match ort_node_error(&message) {
+                    Some((name, op, why)) => {
+                        format!("The run failed at node {name:?} ({op}): {why}")
+                    }
+                    None => format!("The run failed: {message}"),
+                };
                 runs.error = Some(message.clone());
                 RunOutcome::Error(message)
             }
@@ -1045,4 +1050,34 @@ impl Session {
             }
         }
     }
+}
+
+/// onnxruntime's failure inside a node, in the user's terms: the node's name, its op
+/// and what went wrong, from "… while running Pad node. Name:'/Pad' Status Message:
+/// /src/…/pad.cc:342 Compute Pads must …" (the runtime's source path dropped).
+pub(crate) fn ort_node_error(message: &str) -> Option<(String, String, String)> {
+    let (_, rest) = message.split_once("while running ")?;
+    let (op, rest) = rest.split_once(" node. Name:'")?;
+    let (name, rest) = rest.split_once('\'')?;
+    let why = rest
+        .split_once("Status Message:")
+        .map_or(rest, |(_, w)| w)
+        .trim();
+    // A leading "path/file.cc:123 Status ns::Class::Function" is the runtime's, not
+    // the user's.
+    let words: Vec<&str> = why.split(' ').collect();
+    let start = if words
+        .first()
+        .is_some_and(|w| w.contains(".cc:") || w.contains(".h:"))
+    {
+        words
+            .iter()
+            .take(4)
+            .rposition(|w| w.contains("::"))
+            .map_or(1, |k| k + 1)
+    } else {
+        0
+    };
+    let why = words.get(start..).unwrap_or_default().join(" ");
+    Some((name.to_string(), op.to_string(), why.trim().to_string()))
 }

@@ -1464,3 +1464,13 @@ fn search_lists_a_value_once_with_its_other_places() {
     assert_eq!(x.len(), 1, "{hits:#?}");
     assert_eq!(x[0].also.len(), 3, "{hits:#?}");
 }
+
+#[test]
+fn onnxruntime_node_errors_name_the_node() {
+    let raw = "Error: failed to call OrtRun(). ERROR_CODE: 2, ERROR_MESSAGE: Non-zero status code returned while running Pad node. Name:'/Pad_1' Status Message: /onnxruntime_src/onnxruntime/core/providers/cpu/tensor/pad.cc:342 Status onnxruntime::PadBase::HandleDimValueZero Cannot use 'reflect' mode to pad dimension with a value of 0";
+    let (name, op, why) = super::run::ort_node_error(raw).expect("parsed");
+    assert_eq!((name.as_str(), op.as_str()), ("/Pad_1", "Pad"));
+    assert!(why.starts_with("Cannot use 'reflect' mode"), "{why}");
+    assert!(!why.contains(".cc:"), "{why}");
+    assert_eq!(super::run::ort_node_error("out of memory"), None);
+}
