@@ -285,17 +285,7 @@ pub const MAX_RANDOM_ELEMENTS: u64 = 64 << 20;
 /// standard normal distribution, integers from 0 to 9, booleans half true. The same
 /// seed gives the same tensor on every machine.
 pub fn random_tensor(data_type: i32, dims: &[i64], seed: u64) -> Result<Tensor, String> {
-    let count = dims
-        .iter()
-        .try_fold(1u64, |acc, &d| {
-            u64::try_from(d).ok().and_then(|d| acc.checked_mul(d))
-        })
-        .filter(|&c| c <= MAX_RANDOM_ELEMENTS)
-        .ok_or_else(|| {
-            format!(
-                "{dims:?} is too large for a random input (at most {MAX_RANDOM_ELEMENTS} elements)"
-            )
-        })? as usize;
+    let count = element_count_within(dims, "a random input")?;
     let mut rng = SplitMix(seed);
     let mut bytes = Vec::new();
     let mut put = |f: &mut dyn FnMut(&mut SplitMix, &mut Vec<u8>)| {
@@ -331,6 +321,144 @@ pub fn random_tensor(data_type: i32, dims: &[i64], seed: u64) -> Result<Tensor, 
         raw_data: Some(Bytes::from(bytes)),
         ..Tensor::default()
     })
+}
+
+/// A tensor of `dims` whose every element is `value` (a scalar input when `dims` is
+/// empty), of element type `data_type`; `value` must be one the type holds (see
+/// [`parse_fill`]).
+pub fn filled_tensor(data_type: i32, dims: &[i64], value: f64) -> Result<Tensor, String> {
+    let count = element_count_within(dims, "an input")?;
+    let one: Vec<u8> = match data_type {
+        dtype::FLOAT => (value as f32).to_le_bytes().to_vec(),
+        dtype::DOUBLE => value.to_le_bytes().to_vec(),
+        dtype::FLOAT16 => half::f16::from_f64(value).to_le_bytes().to_vec(),
+        dtype::INT64 => (value as i64).to_le_bytes().to_vec(),
+        dtype::INT32 => (value as i32).to_le_bytes().to_vec(),
+        dtype::INT16 => (value as i16).to_le_bytes().to_vec(),
+        dtype::INT8 => vec![value as i8 as u8],
+        dtype::UINT64 => (value as u64).to_le_bytes().to_vec(),
+        dtype::UINT32 => (value as u32).to_le_bytes().to_vec(),
+        dtype::UINT16 => (value as u16).to_le_bytes().to_vec(),
+        dtype::UINT8 | dtype::BOOL => vec![value as u8],
+        other => {
+            return Err(format!(
+                "a {} input cannot be filled with a number: give it as an .npy file",
+                dtype::name(other).unwrap_or("?")
+            ));
+        }
+    };
+    Ok(Tensor {
+        dims: dims.to_vec(),
+        data_type: Some(data_type),
+        raw_data: Some(Bytes::from(one.repeat(count))),
+        ..Tensor::default()
+    })
+}
+
+/// The number `text` names for an input of element type `data_type`, or why it is
+/// not one: an integer type takes a whole number in its range, bool `true`, `false`,
+/// 1 or 0, a float type any number (`nan` and `inf` too).
+pub fn parse_fill(text: &str, data_type: i32) -> Result<f64, String> {
+    let text = text.trim();
+    let type_name = dtype::name(data_type).unwrap_or("?");
+    if data_type == dtype::BOOL {
+        return match text.to_ascii_lowercase().as_str() {
+            "true" | "1" => Ok(1.0),
+            "false" | "0" => Ok(0.0),
+            _ => Err(format!("`{text}` is not a bool: type true, false, 1 or 0")),
+        };
+    }
+    let range = match data_type {
+        dtype::FLOAT | dtype::DOUBLE | dtype::FLOAT16 => None,
+        dtype::INT64 => Some((i64::MIN as f64, i64::MAX as f64)),
+        dtype::INT32 => Some((f64::from(i32::MIN), f64::from(i32::MAX))),
+        dtype::INT16 => Some((f64::from(i16::MIN), f64::from(i16::MAX))),
+        dtype::INT8 => Some((f64::from(i8::MIN), f64::from(i8::MAX))),
+        dtype::UINT64 => Some((0.0, u64::MAX as f64)),
+        dtype::UINT32 => Some((0.0, f64::from(u32::MAX))),
+        dtype::UINT16 => Some((0.0, f64::from(u16::MAX))),
+        dtype::UINT8 => Some((0.0, f64::from(u8::MAX))),
+        _ => {
+            return Err(format!(
+                "a {type_name} input cannot be filled with a number: give it as an .npy file"
+            ));
+        }
+    };
+    let value: f64 = text
+        .parse()
+        .map_err(|_| format!("`{text}` is not a number"))?;
+    if let Some((lo, hi)) = range {
+        if value.fract() != 0.0 {
+            return Err(format!(
+                "`{text}` is not a whole number, as {type_name} needs"
+            ));
+        }
+        if !(lo..=hi).contains(&value) {
+            return Err(format!(
+                "`{text}` is out of {type_name}'s range, {lo} to {hi}"
+            ));
+        }
+    }
+    Ok(value)
+}
+
+/// The value an input's name makes obvious, with why: `sr` (an integer) is a sample
+/// rate, 16000; a mask keeps every position (1); a recurrent state or a cache starts
+/// at zero; token type ids are one segment (0). `None` when the name says nothing,
+/// and the input is random.
+pub fn default_fill(name: &str, data_type: i32) -> Option<(f64, &'static str)> {
+    let lower = name.to_ascii_lowercase();
+    let words: Vec<&str> = lower
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .collect();
+    let integer = !matches!(
+        data_type,
+        dtype::FLOAT | dtype::DOUBLE | dtype::FLOAT16 | dtype::BFLOAT16 | dtype::BOOL
+    ) && dtype::name(data_type).is_some();
+    let float = matches!(data_type, dtype::FLOAT | dtype::DOUBLE | dtype::FLOAT16);
+    let has = |w: &str| words.contains(&w);
+    if integer
+        && (matches!(lower.as_str(), "sr" | "samplerate")
+            || lower.contains("sample_rate")
+            || lower.contains("sampling_rate"))
+    {
+        return Some((
+            16000.0,
+            "from its name, a sample rate: 16000 Hz, what speech models take",
+        ));
+    }
+    if (integer || data_type == dtype::BOOL || float) && (has("mask") || lower.ends_with("mask")) {
+        return Some((1.0, "from its name, a mask: 1 keeps every position"));
+    }
+    if integer && lower.contains("token_type_ids") {
+        return Some((0.0, "from its name, token types: 0, one segment"));
+    }
+    if float
+        && (["state", "states", "hidden", "h0", "c0", "cache", "past"]
+            .iter()
+            .any(|w| has(w))
+            || matches!(lower.as_str(), "h" | "c"))
+    {
+        return Some((
+            0.0,
+            "from its name, a recurrent state or a cache: it starts at zero",
+        ));
+    }
+    None
+}
+
+/// How many elements `dims` holds, refused above [`MAX_RANDOM_ELEMENTS`].
+fn element_count_within(dims: &[i64], what: &str) -> Result<usize, String> {
+    dims.iter()
+        .try_fold(1u64, |acc, &d| {
+            u64::try_from(d).ok().and_then(|d| acc.checked_mul(d))
+        })
+        .filter(|&c| c <= MAX_RANDOM_ELEMENTS)
+        .map(|c| c as usize)
+        .ok_or_else(|| {
+            format!("{dims:?} is too large for {what} (at most {MAX_RANDOM_ELEMENTS} elements)")
+        })
 }
 
 /// SplitMix64: a small seeded generator, the same sequence on every machine.
@@ -488,7 +616,7 @@ pub struct Stats {
     /// `max` (one bin when they are equal).
     pub histogram: Vec<u64>,
     /// A 2-D slice (the last two dimensions at index 0 of the others), at most
-    /// [`HEAT_SIDE`] on a side: every n-th row and column.
+    /// [`HEAT_SIDE`] on a side, each cell a block of rows and columns.
     pub heat: Option<Heat>,
 }
 
@@ -499,14 +627,48 @@ impl Stats {
     }
 }
 
-/// A 2-D slice of a tensor, row by row.
+/// A 2-D slice of a tensor, row by row, with the range its colours span.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Heat {
     pub rows: usize,
     pub cols: usize,
-    /// The step between shown rows and columns of the slice.
-    pub step: usize,
+    /// How many rows and columns of the slice each shown cell stands for (it shows
+    /// the block's value of largest magnitude): each axis has its own, so a
+    /// [40, 6625] slice shows its 40 rows.
+    pub row_step: usize,
+    pub col_step: usize,
     pub values: Vec<f64>,
+    /// The values the colour scale runs from and to: the 2nd and 98th percentiles of
+    /// the shown finite values, so a few outliers do not wash the map out; made
+    /// symmetric about zero when the values have both signs.
+    pub lo: f64,
+    pub hi: f64,
+    /// Whether some shown values lie outside `lo..=hi` (drawn in the end colours).
+    pub clipped: bool,
+}
+
+impl Heat {
+    /// Where `v` falls on the palette, 0 (blue) through 0.5 (white) to 1 (red):
+    /// values of both signs centre zero on white; values of one sign use the half of
+    /// the palette from white. `None` for NaN and Inf.
+    pub fn shade(&self, v: f64) -> Option<f64> {
+        if !v.is_finite() {
+            return None;
+        }
+        let span = self.hi - self.lo;
+        let t = if span > 0.0 {
+            ((v - self.lo) / span).clamp(0.0, 1.0)
+        } else {
+            0.5
+        };
+        Some(if self.lo >= 0.0 && span > 0.0 {
+            0.5 + t / 2.0
+        } else if self.hi <= 0.0 && span > 0.0 {
+            t / 2.0
+        } else {
+            t
+        })
+    }
 }
 
 /// The most rows or columns a heat map shows.
@@ -586,19 +748,50 @@ fn heat(dims: &[i64], values: &[f64]) -> Option<Heat> {
     if rows < 2 || cols < 2 || rows.checked_mul(cols).is_none_or(|n| values.len() < n) {
         return None;
     }
-    let step = rows.max(cols).div_ceil(HEAT_SIDE);
-    let (shown_rows, shown_cols) = (rows.div_ceil(step), cols.div_ceil(step));
-    let mut out = Vec::with_capacity(shown_rows * shown_cols);
-    for i in (0..rows).step_by(step) {
-        for j in (0..cols).step_by(step) {
-            out.push(values[i * cols + j]);
+    let (row_step, col_step) = (rows.div_ceil(HEAT_SIDE), cols.div_ceil(HEAT_SIDE));
+    let (shown_rows, shown_cols) = (rows.div_ceil(row_step), cols.div_ceil(col_step));
+    // Each cell stands for a block of `row_step` × `col_step` elements and shows the
+    // one of largest magnitude (a NaN or an Inf if the block has one), so a peak
+    // between sampled columns (a softmax's winning class) is not lost.
+    let mut out = vec![0.0f64; shown_rows * shown_cols];
+    let mut seen = vec![false; shown_rows * shown_cols];
+    for i in 0..rows {
+        let row = &values[i * cols..(i + 1) * cols];
+        for (j, &v) in row.iter().enumerate() {
+            let k = (i / row_step) * shown_cols + j / col_step;
+            let keep = &mut out[k];
+            if !seen[k] || (keep.is_finite() && (!v.is_finite() || v.abs() > keep.abs())) {
+                *keep = v;
+                seen[k] = true;
+            }
         }
     }
+    let mut finite: Vec<f64> = out.iter().copied().filter(|v| v.is_finite()).collect();
+    finite.sort_by(f64::total_cmp);
+    let at = |q: f64| {
+        finite
+            .get(((finite.len().saturating_sub(1)) as f64 * q).round() as usize)
+            .copied()
+            .unwrap_or(0.0)
+    };
+    let (mut lo, mut hi) = (at(0.02), at(0.98));
+    if lo < 0.0 && hi > 0.0 {
+        let m = lo.abs().max(hi);
+        (lo, hi) = (-m, m);
+    }
+    let clipped = finite
+        .first()
+        .zip(finite.last())
+        .is_some_and(|(&a, &b)| a < lo || b > hi);
     Some(Heat {
         rows: shown_rows,
         cols: shown_cols,
-        step,
+        row_step,
+        col_step,
         values: out,
+        lo,
+        hi,
+        clipped,
     })
 }
 

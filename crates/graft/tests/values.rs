@@ -7,8 +7,8 @@ use bytes::Bytes;
 use graft::edit::npy_tensor;
 use graft::ir::{Tensor, dtype};
 use graft::values::{
-    DimSpec, HISTOGRAM_BINS, InputSpec, input_specs, max_abs_difference, npy_bytes, numbers,
-    random_tensor, resolve_dims, stats,
+    DimSpec, HISTOGRAM_BINS, InputSpec, default_fill, filled_tensor, input_specs,
+    max_abs_difference, npy_bytes, numbers, parse_fill, random_tensor, resolve_dims, stats,
 };
 
 fn parse(text: &str) -> graft::Model {
@@ -135,7 +135,10 @@ fn statistics_count_nan_and_inf_apart_and_bin_the_finite_values() {
     assert_eq!(s.histogram[HISTOGRAM_BINS - 1], 1);
     assert_eq!(s.max_abs(), Some(4.0));
     let heat = s.heat.unwrap();
-    assert_eq!((heat.rows, heat.cols, heat.step), (2, 3, 1));
+    assert_eq!(
+        (heat.rows, heat.cols, heat.row_step, heat.col_step),
+        (2, 3, 1, 1)
+    );
     assert_eq!(heat.values.len(), 6);
     // All equal: one bin. Nothing finite: no min, no bins.
     let same = stats(&floats(&[3], &[2.0, 2.0, 2.0])).unwrap();
@@ -152,10 +155,131 @@ fn a_large_slice_is_sampled_into_the_heat_map() {
     let values: Vec<f32> = (0..100 * 200).map(|i| i as f32).collect();
     let s = stats(&floats(&[1, 100, 200], &values)).unwrap();
     let heat = s.heat.unwrap();
-    assert_eq!(heat.step, 5);
-    assert_eq!((heat.rows, heat.cols), (20, 40));
-    assert_eq!(heat.values[1], 5.0);
-    assert_eq!(heat.values[40], 1000.0);
+    // Each axis has its own step: 100 rows in blocks of 3, 200 columns in blocks of
+    // 5; a cell shows its block's largest value.
+    assert_eq!((heat.row_step, heat.col_step), (3, 5));
+    assert_eq!((heat.rows, heat.cols), (34, 40));
+    assert_eq!(heat.values[0], 2.0 * 200.0 + 4.0);
+    assert_eq!(heat.values[1], 2.0 * 200.0 + 9.0);
+    assert_eq!(heat.values[40], 5.0 * 200.0 + 4.0);
+    // The last block of rows holds the 100th alone.
+    assert_eq!(heat.values[33 * 40], 99.0 * 200.0 + 4.0);
+}
+
+#[test]
+fn a_wide_slice_keeps_its_rows_in_the_heat_map() {
+    // rapidocr rec's [1, 40, 6625]: every row, every 139th column; not a strip.
+    let values: Vec<f32> = (0..40 * 6625).map(|i| (i % 7) as f32).collect();
+    let heat = stats(&floats(&[1, 40, 6625], &values))
+        .unwrap()
+        .heat
+        .unwrap();
+    assert_eq!((heat.rows, heat.row_step), (40, 1));
+    assert_eq!((heat.cols, heat.col_step), (48, 139));
+    assert_eq!(heat.values.len(), 40 * 48);
+    // A peak between sampled columns shows (a softmax's winning class).
+    let mut values = vec![0.0f32; 40 * 6625];
+    values[3 * 6625 + 4000] = 0.9;
+    values[5 * 6625 + 17] = -2.0;
+    values[6 * 6625 + 18] = f32::NAN;
+    let heat = stats(&floats(&[40, 6625], &values)).unwrap().heat.unwrap();
+    assert_eq!(heat.values[3 * 48 + 4000 / 139], 0.9f32 as f64);
+    assert_eq!(heat.values[5 * 48], -2.0);
+    assert!(heat.values[6 * 48].is_nan());
+}
+
+#[test]
+fn the_heat_scale_ignores_outliers_and_centres_zero_on_white() {
+    // 0..99 with one huge outlier: the scale ends near the 98th percentile, and the
+    // outlier is drawn in the end colour.
+    let mut values: Vec<f32> = (0..100).map(|i| i as f32).collect();
+    values[99] = 1e6;
+    let heat = stats(&floats(&[10, 10], &values)).unwrap().heat.unwrap();
+    assert_eq!((heat.lo, heat.hi), (2.0, 97.0));
+    assert!(heat.clipped);
+    // One sign: white (0.5) to red (1).
+    assert_eq!(heat.shade(2.0), Some(0.5));
+    assert_eq!(heat.shade(1e6), Some(1.0));
+    assert_eq!(heat.shade(f64::NAN), None);
+    // Both signs: symmetric about zero, which is white.
+    let mixed: Vec<f32> = (0..100).map(|i| i as f32 - 30.0).collect();
+    let heat = stats(&floats(&[10, 10], &mixed)).unwrap().heat.unwrap();
+    assert_eq!((heat.lo, heat.hi), (-67.0, 67.0));
+    assert_eq!(heat.shade(0.0), Some(0.5));
+    assert!(heat.shade(-30.0).unwrap() < 0.5);
+    // All negative: blue (0) to white (0.5).
+    let negative: Vec<f32> = (0..100).map(|i| -(i as f32) - 1.0).collect();
+    let heat = stats(&floats(&[10, 10], &negative)).unwrap().heat.unwrap();
+    assert!(heat.hi < 0.0);
+    assert_eq!(heat.shade(heat.hi), Some(0.5));
+    assert_eq!(heat.shade(heat.lo), Some(0.0));
+}
+
+#[test]
+fn an_input_is_filled_with_a_typed_value() {
+    let t = filled_tensor(dtype::INT64, &[], 16000.0).unwrap();
+    assert_eq!(t.dims, Vec::<i64>::new());
+    assert_eq!(numbers(&t).unwrap(), vec![16000.0]);
+    let t = filled_tensor(dtype::FLOAT, &[2, 3], 0.5).unwrap();
+    assert_eq!(numbers(&t).unwrap(), vec![0.5; 6]);
+    let t = filled_tensor(dtype::BOOL, &[2], 1.0).unwrap();
+    assert_eq!(numbers(&t).unwrap(), vec![1.0, 1.0]);
+    assert!(filled_tensor(dtype::STRING, &[1], 0.0).is_err());
+    assert!(
+        filled_tensor(dtype::FLOAT, &[1 << 40], 0.0)
+            .unwrap_err()
+            .contains("too large")
+    );
+    // What a user types, for the input's type.
+    assert_eq!(parse_fill(" 16000 ", dtype::INT64), Ok(16000.0));
+    assert_eq!(parse_fill("-1.5e3", dtype::FLOAT), Ok(-1500.0));
+    assert_eq!(parse_fill("true", dtype::BOOL), Ok(1.0));
+    let e = parse_fill("1.5", dtype::INT64).unwrap_err();
+    assert_eq!(e, "`1.5` is not a whole number, as int64 needs");
+    assert_eq!(
+        parse_fill("300", dtype::UINT8).unwrap_err(),
+        "`300` is out of uint8's range, 0 to 255"
+    );
+    assert_eq!(
+        parse_fill("abc", dtype::FLOAT).unwrap_err(),
+        "`abc` is not a number"
+    );
+    assert!(
+        parse_fill("2", dtype::BOOL)
+            .unwrap_err()
+            .contains("not a bool")
+    );
+}
+
+#[test]
+fn an_inputs_name_gives_its_obvious_value() {
+    // silero_vad's inputs: `sr` (int64) is a sample rate, `state` starts at zero, and
+    // `input` says nothing.
+    assert_eq!(default_fill("sr", dtype::INT64).map(|d| d.0), Some(16000.0));
+    assert_eq!(default_fill("state", dtype::FLOAT).map(|d| d.0), Some(0.0));
+    assert_eq!(default_fill("input", dtype::FLOAT), None);
+    assert_eq!(
+        default_fill("attention_mask", dtype::INT64).map(|d| d.0),
+        Some(1.0)
+    );
+    assert_eq!(
+        default_fill("token_type_ids", dtype::INT64).map(|d| d.0),
+        Some(0.0)
+    );
+    assert_eq!(
+        default_fill("past_key_values.0.key", dtype::FLOAT).map(|d| d.0),
+        Some(0.0)
+    );
+    // The type has to fit: a float `sr` or an int `state` is left random.
+    assert_eq!(default_fill("sr", dtype::FLOAT), None);
+    assert_eq!(default_fill("state", dtype::INT64), None);
+    assert_eq!(default_fill("input_ids", dtype::INT64), None);
+    assert!(
+        default_fill("sr", dtype::INT64)
+            .unwrap()
+            .1
+            .contains("sample rate")
+    );
 }
 
 #[test]
