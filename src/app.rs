@@ -41,6 +41,12 @@ pub fn App() -> impl IntoView {
     });
     run_when_drawn(state);
     let tab = RwSignal::new(Tab::Graph);
+    // A link to an item from another tab shows the graph (which then centres on it).
+    Effect::new(move |_| {
+        if state.goto.with(Option::is_some) {
+            tab.set(Tab::Graph);
+        }
+    });
     let tab_button = move |which: Tab, label: &'static str, testid: &'static str| {
         view! {
             <button

@@ -147,30 +147,64 @@ fn contents(state: AppState, v: RunView) -> impl IntoView {
         .problem
         .clone()
         .map(|p| view! { <p class="run-error" role="alert" data-testid="run-problem">{p}</p> });
-    let error = v
-        .error
-        .clone()
-        .map(|e| view! { <p class="run-error" role="alert" data-testid="run-error">{e}</p> });
+    let failed_at = v.failed_at.clone();
+    let error = v.error.clone().map(|e| {
+        let link = failed_at.map(|node| {
+            let label = format!("Show {node} in the graph");
+            view! {
+                " "
+                <button class="link" data-testid="run-error-node" on:click=move |_| state.show_node(node.clone())>{label}</button>
+            }
+        });
+        view! { <p class="run-error" role="alert" data-testid="run-error">{e}{link}</p> }
+    });
     let inputs = v
         .inputs
         .iter()
         .map(|input| {
             let name = input.name.clone();
-            let (pick, clear) = (name.clone(), name.clone());
-            let source = match &input.given {
-                Some(label) => view! {
-                    <span class="run-source" data-testid="run-input-source">{label.clone()}</span>
+            let (pick, clear, fill) = (name.clone(), name.clone(), name.clone());
+            let random = move || {
+                let clear = clear.clone();
+                view! {
                     <button class="link" title="Use a seeded random array instead" on:click=move |_| state.clear_run_input(clear.clone())>
                         "use random"
                     </button>
                 }
-                .into_any(),
-                None => view! { <span class="run-source" data-testid="run-input-source">"random"</span> }.into_any(),
             };
+            let source = match (&input.given, &input.fill, &input.why) {
+                (Some(label), _, _) => view! {
+                    <span class="run-source" data-testid="run-input-source">{label.clone()}</span>
+                    {random()}
+                }
+                .into_any(),
+                (None, Some(v), Some(why)) => view! {
+                    <span class="run-source" data-testid="run-input-source" title=why.clone()>{format!("{v}: {why}")}</span>
+                    {random()}
+                }
+                .into_any(),
+                (None, Some(v), None) => view! {
+                    <span class="run-source" data-testid="run-input-source">{format!("every element {v}")}</span>
+                    {random()}
+                }
+                .into_any(),
+                (None, None, _) => view! { <span class="run-source" data-testid="run-input-source">"random"</span> }.into_any(),
+            };
+            let typed = input.fill.clone().filter(|_| input.given.is_none()).unwrap_or_default();
             view! {
-                <tr data-testid="run-input">
-                    <td class="run-name">{name}</td>
+                <tr data-testid="run-input" data-name=name.clone()>
+                    <td class="run-name">{name.clone()}</td>
                     <td class="run-type">{input.declared.clone()}</td>
+                    <td class="run-value">
+                        <input
+                            class="run-fill"
+                            data-testid="run-input-value"
+                            placeholder="random"
+                            title="A number fills every element (a scalar input takes it as is); empty: the default"
+                            prop:value=typed
+                            on:change=move |e| state.set_run_fill(fill.clone(), event_target_value(&e))
+                        />
+                    </td>
                     <td>{source}</td>
                     <td>
                         <label class="link" title="Give this input a NumPy .npy file's array">
@@ -417,85 +451,128 @@ pub fn NodeValues() -> impl IntoView {
     }
 }
 
-/// The histogram as bars, min at the left and max at the right.
+/// The histogram as bars, min at the left and max at the right, with its range
+/// under it and the tallest bar's count beside it; each bar's title gives its range
+/// and count.
 fn histogram(s: &Stats) -> impl IntoView + use<> {
-    let top = s.histogram.iter().copied().max().unwrap_or(0).max(1) as f64;
+    let top = s.histogram.iter().copied().max().unwrap_or(0);
     let n = s.histogram.len().max(1) as f64;
+    let (lo, hi) = (s.min.unwrap_or(0.0), s.max.unwrap_or(0.0));
+    let width = (hi - lo) / n;
+    // Plot area: x from 40 to 280, y from 4 to 44; labels around it.
     let bars = s
         .histogram
         .iter()
         .enumerate()
         .map(|(i, &c)| {
-            let h = 40.0 * c as f64 / top;
+            let h = 40.0 * c as f64 / top.max(1) as f64;
+            let from = lo + width * i as f64;
             view! {
                 <rect
-                    x=format!("{:.2}", i as f64 * 240.0 / n)
-                    y=format!("{:.2}", 40.0 - h)
-                    width=format!("{:.2}", 240.0 / n - 1.0)
+                    x=format!("{:.2}", 40.0 + i as f64 * 240.0 / n)
+                    y=format!("{:.2}", 44.0 - h)
+                    width=format!("{:.2}", (240.0 / n - 1.0).max(0.5))
                     height=format!("{h:.2}")
                 >
-                    <title>{format!("{c}")}</title>
+                    <title>{format!("{} to {}: {c}", number(from), number(from + width))}</title>
                 </rect>
             }
         })
         .collect_view();
     view! {
-        <svg class="run-histogram" data-testid="run-histogram" viewBox="0 0 240 40" width="240" height="40" role="img" aria-label="Histogram of the finite values">
+        <svg class="run-histogram" data-testid="run-histogram" viewBox="0 0 290 62" width="290" height="62" role="img" aria-label="Histogram of the finite values">
+            <line class="run-axis" x1="40" y1="44.5" x2="280" y2="44.5"/>
+            <line class="run-axis" x1="39.5" y1="4" x2="39.5" y2="44.5"/>
+            <text class="run-tick" data-testid="run-histogram-top" x="36" y="10" text-anchor="end">{top.to_string()}</text>
+            <text class="run-tick" x="36" y="44" text-anchor="end">"0"</text>
+            <text class="run-tick" data-testid="run-histogram-lo" x="40" y="57" text-anchor="start">{number(lo)}</text>
+            <text class="run-tick" data-testid="run-histogram-hi" x="280" y="57" text-anchor="end">{number(hi)}</text>
             {bars}
         </svg>
+        <p class="run-note" data-testid="run-histogram-note">{format!("{} finite values in {} bars; the tallest holds {}", crate::format::count(s.count - s.nan - s.inf), s.histogram.len(), crate::format::count(top))}</p>
     }
 }
 
-/// The 2-D slice, blue for the smallest value through white to red for the largest.
+/// The 2-D slice, each axis with its own step, coloured on the slice's own scale
+/// (`Heat::shade`: zero white when both signs occur), with the scale under it.
 fn heat_map(s: &Stats) -> Option<impl IntoView + use<>> {
     let heat = s.heat.as_ref()?;
-    let (lo, hi) = (s.min?, s.max?);
-    let span = if hi > lo { hi - lo } else { 1.0 };
-    let cell = (160.0 / heat.rows.max(heat.cols) as f64).clamp(2.0, 16.0);
+    let cw = (240.0 / heat.cols as f64).clamp(2.0, 16.0);
+    let ch = (160.0 / heat.rows as f64).clamp(2.0, 16.0);
     let cells = heat
         .values
         .iter()
         .enumerate()
         .map(|(k, &v)| {
             let (r, c) = (k / heat.cols, k % heat.cols);
-            let t = if v.is_finite() { (v - lo) / span } else { 0.5 };
-            let fill = heat_colour(t, v.is_finite());
+            let fill = heat
+                .shade(v)
+                .map_or_else(|| "#888".to_string(), heat_colour);
             view! {
                 <rect
-                    x=format!("{:.1}", c as f64 * cell)
-                    y=format!("{:.1}", r as f64 * cell)
-                    width=format!("{cell:.1}")
-                    height=format!("{cell:.1}")
+                    x=format!("{:.1}", c as f64 * cw)
+                    y=format!("{:.1}", r as f64 * ch)
+                    width=format!("{cw:.1}")
+                    height=format!("{ch:.1}")
                     fill=fill
                 />
             }
         })
         .collect_view();
-    let (w, h) = (heat.cols as f64 * cell, heat.rows as f64 * cell);
-    let note = if heat.step > 1 {
+    let (w, h) = (heat.cols as f64 * cw, heat.rows as f64 * ch);
+    let note = if heat.row_step * heat.col_step > 1 {
         format!(
-            "the last two dimensions at index 0, every {}th row and column",
-            heat.step
+            "the last two dimensions at index 0; each cell the largest |value| of {} × {}",
+            heat.row_step, heat.col_step
         )
     } else {
         "the last two dimensions at index 0".to_string()
     };
+    // The scale: the palette's part this slice uses, from lo to hi.
+    let (from, to) = (
+        heat.shade(heat.lo).unwrap_or(0.0),
+        heat.shade(heat.hi).unwrap_or(1.0),
+    );
+    let stops = (0..=8)
+        .map(|i| {
+            let t = from + (to - from) * f64::from(i) / 8.0;
+            view! { <stop offset=format!("{}%", i * 100 / 8) stop-color=heat_colour(t)/> }
+        })
+        .collect_view();
+    // Each scale its own gradient: the page shows several maps at once.
+    static GRADIENTS: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+    let id = format!(
+        "run-heat-gradient-{}",
+        GRADIENTS.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+    );
+    let clipped = if heat.clipped {
+        " (beyond: end colours)"
+    } else {
+        ""
+    };
+    let zero = (heat.lo < 0.0 && heat.hi > 0.0)
+        .then(|| view! { <text class="run-tick" x="120" y="22" text-anchor="middle">"0"</text> });
     Some(view! {
         <figure class="run-heat">
             <svg data-testid="run-heat" viewBox=format!("0 0 {w:.1} {h:.1}") width=format!("{w:.0}") height=format!("{h:.0}") role="img" aria-label="Heat map of a 2-D slice">
                 {cells}
+            </svg>
+            <svg class="run-heat-scale" data-testid="run-heat-scale" viewBox="0 0 240 26" width="240" height="26" role="img" aria-label="Colour scale">
+                <defs>
+                    <linearGradient id=id.clone()>{stops}</linearGradient>
+                </defs>
+                <rect x="0" y="0" width="240" height="10" fill=format!("url(#{id})")/>
+                <text class="run-tick" data-testid="run-heat-lo" x="0" y="22" text-anchor="start">{number(heat.lo)}</text>
+                {zero}
+                <text class="run-tick" data-testid="run-heat-hi" x="240" y="22" text-anchor="end">{format!("{}{clipped}", number(heat.hi))}</text>
             </svg>
             <figcaption>{note}</figcaption>
         </figure>
     })
 }
 
-/// A diverging colour for `t` in [0, 1]: blue, white at the middle, red; grey for NaN
-/// and Inf.
-fn heat_colour(t: f64, finite: bool) -> String {
-    if !finite {
-        return "#888".into();
-    }
+/// A diverging colour for `t` in [0, 1]: blue, white at the middle, red.
+fn heat_colour(t: f64) -> String {
     let t = t.clamp(0.0, 1.0);
     let (r, g, b) = if t < 0.5 {
         let u = t * 2.0;

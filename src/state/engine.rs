@@ -461,6 +461,7 @@ fn handle(seq: u64, serial: u64, request: Request, files: PickedFiles) {
             None
         }
         Request::ClearRunInput(name) => edit(|s| s.clear_run_input(&name)),
+        Request::SetRunFill(name, text) => edit(|s| s.set_run_fill(&name, &text)),
         Request::RunCompare { bridge, ort } => {
             with(|e| e.deferred = true);
             wasm_bindgen_futures::spawn_local(async move {

@@ -128,6 +128,8 @@ pub struct AppState {
     /// The view the page's URL fragment named when it loaded, until it is restored
     /// on the first model drawn.
     pub initial_view: StoredValue<Option<String>>,
+    /// An item another tab links to: the Graph tab shows, selects it and centres on it.
+    pub goto: RwSignal<Option<ItemId>>,
 }
 
 impl AppState {
@@ -167,6 +169,7 @@ impl AppState {
             run: RwSignal::new(None),
             presenting: RwSignal::new(false),
             initial_view: StoredValue::new(None),
+            goto: RwSignal::new(None),
         };
         // A panic of the page's own code goes on; the banner names it and its place.
         platform::on_page_panic(move |text| {
@@ -635,6 +638,22 @@ impl AppState {
 
     pub fn clear_run_input(self, name: String) {
         self.send(Request::ClearRunInput(name));
+    }
+
+    /// Shows the node named `name` on the Graph tab (a link from a run's error):
+    /// the node of that name anywhere a group expands, the first found.
+    pub fn show_node(self, name: String) {
+        let goto = self.goto;
+        self.search(name.clone(), move |hits| {
+            if let Some(hit) = hits.iter().find(|h| h.subtitle == name) {
+                goto.set(Some(hit.item));
+            }
+        });
+    }
+
+    /// Fills input `name` with the value `text` names; "" gives it its default.
+    pub fn set_run_fill(self, name: String, text: String) {
+        self.send(Request::SetRunFill(name, text));
     }
 
     pub fn reuse_run_inputs(self) {

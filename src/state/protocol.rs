@@ -160,6 +160,8 @@ pub enum Request {
     /// Files (one `.npy`): the array for the input.
     GiveRunInput(String),
     ClearRunInput(String),
+    /// An input filled with the value the text names ("" for its default).
+    SetRunFill(String, String),
     ReuseRunInputs,
     /// An edit log (`Update::log`) to apply to the model being opened, or the open
     /// one, and what the banner says then: how a restarted engine gets the session

@@ -25,8 +25,15 @@ pub(super) struct Runs {
     seed: u64,
     /// Inputs given as arrays (a file, an example's input, the last run's), by name.
     given: BTreeMap<String, Given>,
+    /// Inputs the user filled with one value (`Some`) or set back to random (`None`),
+    /// by name; any other input not given is filled with what its name makes obvious
+    /// (`values::default_fill`), else random.
+    fills: BTreeMap<String, Option<f64>>,
     running: bool,
     error: Option<String>,
+    /// The error a run gave that names a node, with the node's name: the Run tab links
+    /// to it while that error shows.
+    failed_at: Option<(String, String)>,
     last: Option<Record>,
     /// The last comparison run, with the model state it ran on.
     compared: Option<((u64, u64), RunComparison)>,
@@ -171,6 +178,8 @@ pub struct RunView {
     pub seed: u64,
     pub running: bool,
     pub error: Option<String>,
+    /// The node `error` names (a run that failed inside it), to jump to.
+    pub failed_at: Option<String>,
     /// Why the model's inputs cannot be listed (an input without a type…).
     pub problem: Option<String>,
     pub last: Option<RunResult>,
@@ -194,6 +203,11 @@ pub struct RunInput {
     pub declared: String,
     /// Where its array comes from: `None` for a seeded random one.
     pub given: Option<String>,
+    /// The value every element is filled with (unless `given`): the user's, or the
+    /// one its name makes obvious.
+    pub fill: Option<String>,
+    /// Why it is filled so when the user did not say (`values::default_fill`).
+    pub why: Option<String>,
 }
 
 /// The last run's outputs.
@@ -222,6 +236,16 @@ pub struct OutputData {
 
 /// The most elements an output's data carries in a [`RunOutcome`].
 pub const DATA_LIMIT: u64 = 1_000_000;
+
+/// The value input `spec` is filled with unless given an array: the user's, else the
+/// one its name makes obvious (with why); `None` for random.
+fn fill_of(runs: &Runs, spec: &InputSpec) -> Option<(f64, Option<&'static str>)> {
+    match runs.fills.get(&spec.name) {
+        Some(Some(v)) => Some((*v, None)),
+        Some(None) => None,
+        None => values::default_fill(&spec.name, spec.data_type).map(|(v, why)| (v, Some(why))),
+    }
+}
 
 /// The names of the main graph's outputs.
 fn output_names(model: &graft::Model) -> Vec<String> {
@@ -356,16 +380,29 @@ impl Session {
         Some(RunView {
             inputs: specs
                 .iter()
-                .map(|s| RunInput {
-                    name: s.name.clone(),
-                    declared: declared(&s.name),
-                    given: r.given.get(&s.name).map(|g| g.label.clone()),
+                .map(|s| {
+                    let (fill, why) = match fill_of(r, s) {
+                        Some((v, why)) => (Some(v.to_string()), why),
+                        None => (None, None),
+                    };
+                    RunInput {
+                        name: s.name.clone(),
+                        declared: declared(&s.name),
+                        given: r.given.get(&s.name).map(|g| g.label.clone()),
+                        fill,
+                        why: why.map(str::to_string),
+                    }
                 })
                 .collect(),
             sizes,
             seed: r.seed,
             running: r.running,
             error: r.error.clone(),
+            failed_at: r
+                .failed_at
+                .as_ref()
+                .filter(|(said, _)| r.error.as_ref() == Some(said))
+                .map(|(_, node)| node.clone()),
             problem,
             last: r.last.as_ref().map(|l| RunResult {
                 ms: l.ms,
@@ -437,7 +474,38 @@ impl Session {
 
     /// Input `name` goes back to a seeded random array.
     pub fn clear_run_input(&mut self, name: &str) {
-        self.runs().given.remove(name);
+        let runs = self.runs();
+        runs.given.remove(name);
+        runs.fills.insert(name.to_string(), None);
+    }
+
+    /// Fills input `name` with the value `text` names (its element type's), or, for
+    /// an empty `text`, with what its name makes obvious, else random. A value the
+    /// type cannot hold is refused and said on the Run tab.
+    pub fn set_run_fill(&mut self, name: &str, text: &str) {
+        let spec = self
+            .input_specs()
+            .ok()
+            .and_then(|specs| specs.into_iter().find(|s| s.name == name));
+        let runs = self.runs();
+        let Some(spec) = spec else {
+            runs.error = Some(format!("The model has no input {name:?}."));
+            return;
+        };
+        if text.trim().is_empty() {
+            runs.fills.remove(name);
+            runs.given.remove(name);
+            runs.error = None;
+            return;
+        }
+        match values::parse_fill(text, spec.data_type) {
+            Ok(v) => {
+                runs.fills.insert(name.to_string(), Some(v));
+                runs.given.remove(name);
+                runs.error = None;
+            }
+            Err(e) => runs.error = Some(format!("Input {name}: {e}.")),
+        }
     }
 
     /// Every input gets the array the last run gave it.
@@ -513,11 +581,14 @@ impl Session {
                 Some(given) => given.tensor.clone(),
                 None => {
                     let dims = values::resolve_dims(spec, &sizes)?;
-                    values::random_tensor(
-                        spec.data_type,
-                        &dims,
-                        self.model_runs.seed.wrapping_add(k as u64),
-                    )
+                    match fill_of(&self.model_runs, spec) {
+                        Some((v, _)) => values::filled_tensor(spec.data_type, &dims, v),
+                        None => values::random_tensor(
+                            spec.data_type,
+                            &dims,
+                            self.model_runs.seed.wrapping_add(k as u64),
+                        ),
+                    }
                     .map_err(|e| format!("Input {}: {e}", spec.name))?
                 }
             };
@@ -1013,7 +1084,9 @@ impl Session {
             Err(message) => {
                 let message = match ort_node_error(&message) {
                     Some((name, op, why)) => {
-                        format!("The run failed at node {name:?} ({op}): {why}")
+                        let said = format!("The run failed at node {name:?} ({op}): {why}");
+                        runs.failed_at = Some((said.clone(), name));
+                        said
                     }
                     None => format!("The run failed: {message}"),
                 };
