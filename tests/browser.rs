@@ -785,13 +785,8 @@ fn search_finds_a_node_inside_a_function_body_and_jumps_to_it() {
 #[test]
 #[ignore = "browser tier: needs dist/ and Chromium; `cargo xtask test` runs it"]
 fn a_torch_export_is_grouped_by_its_modules_and_shows_their_metadata() {
-    let app = App::open();
-    app.browser
-        .goto(&format!(
-            "{}?model=examples/torch_transformer.onnx",
-            app.url
-        ))
-        .unwrap();
+    let app = app_at("torch_transformer.onnx");
+
     app.wait("graph-ready");
     wait_for_graph_text(&app, "enc · TransformerEncoder", "the module groups");
     assert!(graph_text(&app).contains("head · Linear"));
@@ -827,10 +822,8 @@ fn a_torch_export_is_grouped_by_its_modules_and_shows_their_metadata() {
 #[test]
 #[ignore = "browser tier: needs dist/ and Chromium; `cargo xtask test` runs it"]
 fn a_model_url_in_the_query_opens_that_model() {
-    let app = App::open();
-    app.browser
-        .goto(&format!("{}?model=examples/transformer_24.onnx", app.url))
-        .unwrap();
+    let app = app_at("transformer_24.onnx");
+
     app.wait("graph-ready");
     app.wait_for_model("transformer_24.onnx");
     // Another model picked: the address names it alone, so a reload opens it (with
@@ -950,11 +943,9 @@ onnx.save_model(m, sys.argv[1] + "/mlp_external.onnx")
 #[test]
 #[ignore = "browser tier: needs dist/ and Chromium; `cargo xtask test` runs it"]
 fn an_if_shows_its_bodies_as_summaries_that_open_in_place() {
-    let app = App::open();
+    let app = app_at("silero_vad.onnx");
     app.browser.set_viewport(1600, 1400).unwrap();
-    app.browser
-        .goto(&format!("{}?model=examples/silero_vad.onnx", app.url))
-        .unwrap();
+
     app.wait_for_model("silero_vad.onnx");
     app.click("tab-graph");
     app.wait("graph-ready");
@@ -1281,10 +1272,8 @@ fn apply_inline_bound_to_x(app: &App) {
 #[test]
 #[ignore = "browser tier: needs dist/ and Chromium; `cargo xtask test` runs it"]
 fn a_model_dropped_on_the_inline_zone_is_previewed_applied_and_exported() {
-    let app = App::open();
-    app.browser
-        .goto(&format!("{}?model=examples/mlp.onnx", app.url))
-        .unwrap();
+    let app = app_at("mlp.onnx");
+
     app.wait("graph-ready");
     let host_nodes = graph_text(&app);
 
@@ -1457,10 +1446,8 @@ ort.InferenceSession(path, providers=["CPUExecutionProvider"]).run(None, {"x": n
 #[test]
 #[ignore = "browser tier: needs dist/ and Chromium; `cargo xtask test` runs it"]
 fn a_standard_op_expands_into_its_function_body_undo_and_export() {
-    let app = App::open();
-    app.browser
-        .goto(&format!("{}?model=examples/mlp.onnx", app.url))
-        .unwrap();
+    let app = app_at("mlp.onnx");
+
     app.wait("graph-ready");
     let before = graph_text(&app);
     // Find the first Relu and select it; its properties offer the expansion.
@@ -2411,6 +2398,25 @@ fn compare_with_the_model_as_opened_marks_what_a_specialization_folded() {
         )
     })
     .unwrap_or_else(|e| panic!("{e}\n{}", app.diagnosis()));
+    // The matched call opens on the open model's side too, so the drawings line up;
+    // the halved canvas keeps its toolbar on one line, in short labels.
+    let opened = format!("{} g.g-group[data-name=\"tower\"]", testid("graph"));
+    app.browser
+        .wait_for(&opened, e2e::TIMEOUT)
+        .unwrap_or_else(|e| panic!("{e}\n{}", app.diagnosis()));
+    let toolbar = app
+        .browser
+        .execute(
+            "const c = document.querySelector('.graph:not(.graph-other) .graph-controls'); \
+             const b = c.querySelector('button').getBoundingClientRect(); \
+             return [c.getBoundingClientRect().height, b.height, c.getBoundingClientRect().right, \
+                     c.parentElement.getBoundingClientRect().right];",
+            vec![],
+        )
+        .unwrap();
+    let [height, button, right, pane] = [0, 1, 2, 3].map(|k| toolbar[k].as_f64().unwrap());
+    assert!(height < button * 1.5, "one line: {toolbar:?}");
+    assert!(right <= pane, "inside its pane: {toolbar:?}");
     let transforms = |app: &App| -> Vec<String> {
         app.browser
             .find_all(".graph g.graph-content")
@@ -2470,6 +2476,15 @@ fn compare_with_the_model_as_opened_marks_what_a_specialization_folded() {
             .then_some(()))
     })
     .unwrap();
+}
+
+/// The app opened on `?model=examples/NAME`, the page's own link to a model.
+fn app_at(name: &str) -> App {
+    let app = App::open();
+    app.browser
+        .goto(&format!("{}?model=examples/{name}", app.url))
+        .unwrap();
+    app
 }
 
 /// Waits for `window.__graftRun` (set by `?run`) and gives it.
@@ -2924,11 +2939,9 @@ fn panics(app: &App) -> Vec<String> {
 #[test]
 #[ignore = "browser tier: needs dist/ and Chromium; `cargo xtask test` runs it"]
 fn undo_raced_with_expand_after_an_inline_is_refused_and_the_engine_lives() {
-    let app = App::open();
+    let app = app_at("mlp.onnx");
     app.browser.set_viewport(1600, 1400).unwrap();
-    app.browser
-        .goto(&format!("{}?model=examples/mlp.onnx", app.url))
-        .unwrap();
+
     app.wait("graph-ready");
     let host = graph_text(&app);
     drop_mlp_on_the_inline_zone(&app);
@@ -2963,11 +2976,9 @@ fn undo_raced_with_expand_after_an_inline_is_refused_and_the_engine_lives() {
 #[test]
 #[ignore = "browser tier: needs dist/ and Chromium; `cargo xtask test` runs it"]
 fn undo_raced_with_a_rename_after_a_text_apply_renames_nothing() {
-    let app = App::open();
+    let app = app_at("mlp.onnx");
     app.browser.set_viewport(1600, 1400).unwrap();
-    app.browser
-        .goto(&format!("{}?model=examples/mlp.onnx", app.url))
-        .unwrap();
+
     app.wait("graph-ready");
     let original = model_text(&app);
     let relu = r#"["layer1/Relu"] "layer1.out" = Relu("layer1.linear")"#;
@@ -3337,4 +3348,296 @@ fn a_chosen_file_above_the_limit_is_asked_for_again_and_checked_by_fingerprint()
     app.click("tab-graph");
     wait_for_bytes(&app, &edited, "the session restored from the chosen file");
     assert!(graph_text(&app).contains("renamed_softmax"));
+}
+
+/// A real model's run (silero_vad): the inputs whose names say their value get it and
+/// say so (`sr` 16000, `state` 0); a run that fails inside a node names it, and its
+/// link shows the node; a typed size and value make the run succeed, and the
+/// histogram is labelled with its range and counts.
+#[test]
+#[ignore = "browser tier: needs dist/ and Chromium; `cargo xtask test` runs it"]
+fn a_real_models_run_gets_named_defaults_typed_values_and_a_link_to_the_failing_node() {
+    let app = app_at("silero_vad.onnx");
+    app.browser.set_viewport(1600, 1000).unwrap();
+
+    app.wait_for_model("silero_vad.onnx");
+    app.click("tab-run");
+    let source = |name: &str| {
+        app.text_css(&format!(
+            "[data-testid=\"run-input\"][data-name=\"{name}\"] [data-testid=\"run-input-source\"]"
+        ))
+    };
+    let sr = source("sr");
+    assert!(
+        sr.starts_with("16000: from its name, a sample rate"),
+        "{sr}"
+    );
+    assert!(source("state").starts_with("0: from its name, a recurrent state"));
+    assert_eq!(source("input"), "random");
+    // One sample is too short for the model's padding: the run fails inside a node.
+    app.click("run-button");
+    let error = wait_until(Duration::from_secs(120), "the run's error", || {
+        Ok(app.get("run-error").and_then(|e| app.browser.text(&e).ok()))
+    })
+    .unwrap_or_else(|e| panic!("{e}\n{}", app.diagnosis()));
+    assert!(error.starts_with("The run failed at node \""), "{error}");
+    assert!(
+        !error.contains("onnxruntime_src") && !error.contains(".cc:"),
+        "{error}"
+    );
+    let node = error
+        .split('"')
+        .nth(1)
+        .unwrap_or_else(|| panic!("{error}"))
+        .to_string();
+    let link = app.text("run-error-node");
+    assert_eq!(link, format!("Show {node} in the graph"));
+    app.click("run-error-node");
+    // The graph shows, with the node selected.
+    wait_until(e2e::TIMEOUT, "the failing node selected", || {
+        Ok(app
+            .get("properties-name")
+            .and_then(|e| app.browser.text(&e).ok())
+            .filter(|t| *t == node))
+    })
+    .unwrap_or_else(|e| panic!("{e}\n{}", app.diagnosis()));
+    // 512 samples, and the input filled with a typed value: the run succeeds.
+    app.click("tab-run");
+    type_into(&app, "run-size-input[1]", "512");
+    let field =
+        "[data-testid=\"run-input\"][data-name=\"input\"] [data-testid=\"run-input-value\"]";
+    let value = app.browser.wait_for(field, e2e::TIMEOUT).unwrap();
+    app.browser
+        .send_keys(&value, "\u{E009}a\u{E000}0.25\u{E007}")
+        .unwrap();
+    wait_until(e2e::TIMEOUT, "the typed value", || {
+        Ok(Some(source("input")).filter(|s| s == "every element 0.25"))
+    })
+    .unwrap_or_else(|e| panic!("{e}\n{}", app.diagnosis()));
+    // A value the type cannot hold is refused by name.
+    let sr_field =
+        "[data-testid=\"run-input\"][data-name=\"sr\"] [data-testid=\"run-input-value\"]";
+    let sr_value = app.browser.wait_for(sr_field, e2e::TIMEOUT).unwrap();
+    app.browser
+        .send_keys(&sr_value, "\u{E009}a\u{E000}1.5\u{E007}")
+        .unwrap();
+    wait_until(e2e::TIMEOUT, "the refused value", || {
+        Ok(app
+            .get("run-error")
+            .and_then(|e| app.browser.text(&e).ok())
+            .filter(|t| t.contains("Input sr: `1.5` is not a whole number")))
+    })
+    .unwrap_or_else(|e| panic!("{e}\n{}", app.diagnosis()));
+    assert!(source("sr").starts_with("16000"));
+    app.click("run-button");
+    wait_until(Duration::from_secs(120), "the outputs", || {
+        let found = app.browser.find_all(&testid("run-output"))?;
+        Ok((found.len() == 2 && app.get("run-error").is_none()).then_some(()))
+    })
+    .unwrap_or_else(|e| panic!("{e}\n{}", app.diagnosis()));
+    // The histogram says its range and its tallest bar's count.
+    let lo = app.text("run-histogram-lo");
+    let hi = app.text("run-histogram-hi");
+    let top = app.text("run-histogram-top");
+    assert!(
+        lo.parse::<f64>().is_ok() && hi.parse::<f64>().is_ok(),
+        "{lo} {hi}"
+    );
+    assert!(top.parse::<u64>().is_ok_and(|n| n >= 1), "{top}");
+}
+
+/// The side panel: the selection's properties stay at the top whatever the lists
+/// below hold, the panel widens by its splitter (and keeps the width), and a long
+/// name is cut with an ellipsis, whole on hover, without widening the panel.
+#[test]
+#[ignore = "browser tier: needs dist/ and Chromium; `cargo xtask test` runs it"]
+fn the_side_panel_keeps_the_properties_in_view_widens_and_cuts_long_names() {
+    let app = App::open();
+    app.browser.set_viewport(1400, 800).unwrap();
+    app.wait("graph-ready");
+    // Many search results, then a node selected: its properties are at the top.
+    let input = app.wait("search-input");
+    app.browser.send_keys(&input, "a\n").unwrap();
+    app.wait("search-result");
+    click_node(&app, "residual", false);
+    let top = app
+        .browser
+        .execute(
+            "const p = document.querySelector('[data-testid=properties]').getBoundingClientRect(); \
+             const s = document.querySelector('[data-testid=search-results]').getBoundingClientRect(); \
+             return [p.top, s.top, window.innerHeight];",
+            vec![],
+        )
+        .unwrap();
+    let [props, results, height] = [0, 1, 2].map(|k| top[k].as_f64().unwrap());
+    assert!(props < results && props < height / 3.0, "{top:?}");
+    // Dragged 200 px to the left, the panel is 200 px wider, and stays so.
+    let width = |app: &App| {
+        app.browser
+            .execute(
+                "return document.querySelector('[data-testid=graph-side]').getBoundingClientRect().width;",
+                vec![],
+            )
+            .unwrap()
+            .as_f64()
+            .unwrap()
+    };
+    let before = width(&app);
+    let splitter = app.wait("side-splitter");
+    app.browser.drag(&splitter, -200, 0).unwrap();
+    let after = width(&app);
+    assert!((after - before - 200.0).abs() < 8.0, "{before} -> {after}");
+    app.browser.goto(&app.url).unwrap();
+    app.wait("graph-ready");
+    assert!((width(&app) - after).abs() < 1.0);
+    // A long name: one line with an ellipsis, the whole name as its title.
+    let long = format!("a_very_long_node_name_{}", "that_goes_on_".repeat(12));
+    click_node(&app, "residual", false);
+    type_into(&app, "node-name", &long);
+    let name = format!("{} [data-testid=properties-name]", testid("graph-side"));
+    wait_until(e2e::TIMEOUT, "the long name", || {
+        Ok(app
+            .browser
+            .find(&name)?
+            .and_then(|e| app.browser.attribute(&e, "title").ok().flatten())
+            .filter(|t| *t == long))
+    })
+    .unwrap_or_else(|e| panic!("{e}\n{}", app.diagnosis()));
+    let fits = app
+        .browser
+        .execute(
+            "const n = document.querySelector(arguments[0]); const side = document.querySelector('[data-testid=graph-side]'); \
+             return [getComputedStyle(n).textOverflow, n.scrollWidth > n.clientWidth, side.scrollWidth <= side.clientWidth + 1];",
+            vec![serde_json::json!(name)],
+        )
+        .unwrap();
+    assert_eq!(fits, serde_json::json!(["ellipsis", true, true]));
+}
+
+/// Bug 5: on a torch export, expand all, collapse all, then one level: the layer
+/// group is drawn collapsed at a collapsed group's size, not as an empty box of its
+/// expanded size.
+#[test]
+#[ignore = "browser tier: needs dist/ and Chromium; `cargo xtask test` runs it"]
+fn a_group_collapsed_after_expand_all_is_drawn_at_its_collapsed_size() {
+    let app = app_at("torch_transformer.onnx");
+
+    app.wait("graph-ready");
+    let layer = |app: &App| {
+        app.browser
+            .execute(
+                "const g = [...document.querySelectorAll('[data-testid=graph] g.g-node')].find(g => \
+                   [...g.children].some(t => t.matches('text.g-t') && t.textContent.startsWith('enc.layers.0 ·'))); \
+                 if (!g) return null; const r = g.querySelector(':scope > rect'); \
+                 return [Number(r.getAttribute('width')), Number(r.getAttribute('height')), g.classList.contains('g-group')];",
+                vec![],
+            )
+            .unwrap()
+    };
+    for key in ["e", "c", "]"] {
+        app.browser
+            .execute("window.__graftTimings = {};", vec![])
+            .unwrap();
+        app.browser.press_keys(&[], key).unwrap();
+        wait_until(e2e::TIMEOUT, &format!("{key} done"), || {
+            let v = app
+                .browser
+                .execute("return (window.__graftTimings || {}).expand_ms;", vec![])?;
+            Ok(v.as_f64())
+        })
+        .unwrap_or_else(|e| panic!("{e}\n{}", app.diagnosis()));
+    }
+    let shown = wait_until(e2e::TIMEOUT, "the layer drawn", || {
+        let v = layer(&app);
+        Ok((!v.is_null()).then_some(v))
+    })
+    .unwrap_or_else(|e| panic!("{e}\n{}", app.diagnosis()));
+    let (w, h) = (shown[0].as_f64().unwrap(), shown[1].as_f64().unwrap());
+    assert_eq!(shown[2], serde_json::json!(false), "collapsed: {shown:?}");
+    assert!(w < 400.0 && h < 120.0, "a collapsed box, not {w} × {h}");
+}
+
+/// The three pictures `docs/screenshots/` keeps (written to `target/screenshots/`,
+/// copied by hand when the app's look changes): silero_vad's If selected, its bodies
+/// summed up; the Run tab after a run of rapidocr rec, its [40, 6625] output a
+/// 40-row heat map with its scale; the dark theme with the run's colours.
+#[test]
+#[ignore = "browser tier: needs dist/ and Chromium; `cargo xtask test` runs it"]
+fn screenshots_of_an_if_a_run_and_the_dark_theme() {
+    let app = App::open();
+    let out = root().join("target/screenshots");
+    app.browser.set_viewport(1440, 900).unwrap();
+    app.browser
+        .goto(&format!("{}?model=examples/silero_vad.onnx", app.url))
+        .unwrap();
+    app.wait_for_model("silero_vad.onnx");
+    app.click("tab-graph");
+    app.wait("graph-ready");
+    click_node(&app, "If_0", false);
+    app.wait("node-open-body-then_branch");
+    // Its bodies' long output lists wrap inside the panel.
+    let wide = app
+        .browser
+        .execute(
+            "const s = document.querySelector('[data-testid=side-selection]'); \
+             return [s.scrollWidth, s.clientWidth];",
+            vec![],
+        )
+        .unwrap();
+    assert!(
+        wide[0].as_f64().unwrap() <= wide[1].as_f64().unwrap() + 1.0,
+        "nothing runs off the panel: {wide:?}"
+    );
+    app.browser
+        .screenshot(&out.join("silero-vad-if-selected.png"))
+        .unwrap();
+
+    let rec = corpus()
+        .join("real/rapidocr-onnxruntime/rapidocr_onnxruntime/models/ch_PP-OCRv4_rec_infer.onnx");
+    choose_files(&app, &[&rec]);
+    app.wait_for_model(&file_name(&rec));
+    app.click("tab-run");
+    // Its height is a dimension named "?".
+    type_into(&app, "run-size-?", "48");
+    type_into(&app, "run-size-p2o.DynamicDimension.1", "320");
+    app.click("run-button");
+    wait_until(Duration::from_secs(180), "the outputs", || {
+        Ok(app.get("run-heat").map(|_| ()))
+    })
+    .unwrap_or_else(|e| panic!("{e}\n{}", app.diagnosis()));
+    let heat = app
+        .browser
+        .execute(
+            "const h = document.querySelector('[data-testid=run-heat]'); \
+             return [h.querySelectorAll('rect').length, h.getBoundingClientRect().height];",
+            vec![],
+        )
+        .unwrap();
+    assert_eq!(
+        heat[0],
+        serde_json::json!(40 * 48),
+        "each cell a block of rows and columns"
+    );
+    assert!(heat[1].as_f64().unwrap() >= 80.0, "not a strip: {heat:?}");
+    let scale = app.text("run-heat-scale");
+    assert!(scale.split_whitespace().count() >= 2, "{scale}");
+    app.browser
+        .screenshot(&out.join("rapidocr-rec-run.png"))
+        .unwrap();
+
+    app.click_css(&format!(
+        "{} option[value=\"max-abs\"]",
+        testid("run-colour")
+    ));
+    app.click("tab-graph");
+    let coloured = format!("{} g[class*=\"g-heat-\"]", testid("graph"));
+    wait_until(e2e::TIMEOUT, "coloured nodes", || {
+        Ok((app.browser.find_all(&coloured)?.len() >= 5).then_some(()))
+    })
+    .unwrap_or_else(|e| panic!("{e}\n{}", app.diagnosis()));
+    choose_theme(&app, "dark");
+    app.browser
+        .screenshot(&out.join("dark-theme-run-colours.png"))
+        .unwrap();
+    choose_theme(&app, "auto");
 }

@@ -42,6 +42,13 @@ struct Camera {
     zoom: f64,
 }
 
+/// The side panel's usual width, its bounds when dragged, and where the width the
+/// user chose is kept.
+const SIDE_WIDTH: f64 = 320.0;
+const SIDE_WIDTH_MIN: f64 = 240.0;
+const SIDE_WIDTH_MAX: f64 = 900.0;
+const SIDE_WIDTH_KEY: &str = "graft.side-width";
+
 #[component]
 pub fn GraphPanel() -> impl IntoView {
     let state = expect_context::<AppState>();
@@ -177,6 +184,19 @@ pub fn GraphPanel() -> impl IntoView {
                 platform::publish_timing("page_first_drawn_ms", platform::now_ms());
                 state.warm();
             }
+        }
+    });
+
+    // A link from another tab (a run's failing node): select the item and centre on it
+    // once the drawing is here.
+    Effect::new(move |_| {
+        if !ready.get() {
+            return;
+        }
+        if let Some(item) = state.goto.get() {
+            state.goto.set(None);
+            state.select(vec![item]);
+            state.reveal(item, center_on);
         }
     });
 
@@ -327,6 +347,31 @@ pub fn GraphPanel() -> impl IntoView {
         }
     };
 
+    // The side panel's width: dragged on its splitter, kept across visits.
+    let side_width = RwSignal::new(
+        platform::remembered(SIDE_WIDTH_KEY)
+            .and_then(|w| w.parse::<f64>().ok())
+            .unwrap_or(SIDE_WIDTH),
+    );
+    let set_side_width = move |w: f64| {
+        let w = w.clamp(SIDE_WIDTH_MIN, SIDE_WIDTH_MAX);
+        side_width.set(w);
+        platform::remember(SIDE_WIDTH_KEY, &format!("{w:.0}"));
+        measure();
+    };
+    // While the splitter is dragged: where the drag started and the width then.
+    let resizing = StoredValue::new(None::<(f64, f64)>);
+    platform::on_mouse_move(move |x, buttons| {
+        let Some((start, width)) = resizing.try_get_value().flatten() else {
+            return;
+        };
+        if buttons & 1 == 0 {
+            resizing.set_value(None);
+            return;
+        }
+        set_side_width(width + start - x);
+    });
+
     let query = RwSignal::new(String::new());
     let run_search = move || {
         let q = query.get_untracked();
@@ -376,12 +421,12 @@ pub fn GraphPanel() -> impl IntoView {
                 </svg>
                 <div class="graph-controls">
                     <button data-testid="fit" title="Fit (f)" on:click=move |e| { e.stop_propagation(); fit() }>"Fit"</button>
-                    <button data-testid="expand-all" title="Expand all (e)" on:click=move |e| { e.stop_propagation(); expand_all() }>"Expand all"</button>
-                    <button data-testid="collapse-all" title="Collapse all (c)" on:click=move |e| { e.stop_propagation(); collapse_all() }>"Collapse all"</button>
-                    <button data-testid="level-down" title="Open one more level (])" on:click=move |e| { e.stop_propagation(); state.step_level(true) }>"+1 level"</button>
-                    <button data-testid="level-up" title="Close the deepest level ([)" on:click=move |e| { e.stop_propagation(); state.step_level(false) }>"−1 level"</button>
-                    <button data-testid="export-svg" on:click=move |e| { e.stop_propagation(); state.export_svg() }>"Export SVG"</button>
-                    <button data-testid="export-png" on:click=move |e| { e.stop_propagation(); state.export_png() }>"Export PNG"</button>
+                    <button data-testid="expand-all" title="Expand all (e)" on:click=move |e| { e.stop_propagation(); expand_all() }><span class="wide">"Expand all"</span><span class="narrow">"+ all"</span></button>
+                    <button data-testid="collapse-all" title="Collapse all (c)" on:click=move |e| { e.stop_propagation(); collapse_all() }><span class="wide">"Collapse all"</span><span class="narrow">"− all"</span></button>
+                    <button data-testid="level-down" title="Open one more level (])" on:click=move |e| { e.stop_propagation(); state.step_level(true) }><span class="wide">"+1 level"</span><span class="narrow">"+1"</span></button>
+                    <button data-testid="level-up" title="Close the deepest level ([)" on:click=move |e| { e.stop_propagation(); state.step_level(false) }><span class="wide">"−1 level"</span><span class="narrow">"−1"</span></button>
+                    <button data-testid="export-svg" title="Export the drawing as SVG" on:click=move |e| { e.stop_propagation(); state.export_svg() }><span class="wide">"Export SVG"</span><span class="narrow">"SVG"</span></button>
+                    <button data-testid="export-png" title="Export the drawing as PNG" on:click=move |e| { e.stop_propagation(); state.export_png() }><span class="wide">"Export PNG"</span><span class="narrow">"PNG"</span></button>
                     <button data-testid="help" title="Shortcuts (?)" on:click=move |e| { e.stop_propagation(); help.update(|h| *h = !*h) }>"?"</button>
                 </div>
                 <div class="overlay-legend-box" on:click=|e| e.stop_propagation() on:mousedown=|e| e.stop_propagation()>
@@ -411,8 +456,19 @@ pub fn GraphPanel() -> impl IntoView {
                     </div>
                 </Show>
             </div>
-            <aside class="graph-side">
-                <ExampleGuide/>
+            <div
+                class="side-splitter"
+                data-testid="side-splitter"
+                role="separator"
+                aria-orientation="vertical"
+                title="Drag to widen the side panel; double-click for its usual width"
+                on:mousedown=move |e: leptos::ev::MouseEvent| {
+                    e.prevent_default();
+                    resizing.set_value(Some((platform::pointer(&e).0, side_width.get_untracked())));
+                }
+                on:dblclick=move |_| set_side_width(SIDE_WIDTH)
+            ></div>
+            <aside class="graph-side" data-testid="graph-side" style=move || format!("width: {:.0}px", side_width.get())>
                 <form class="search" on:submit=move |e| { e.prevent_default(); run_search() }>
                     <input
                         type="search"
@@ -423,6 +479,13 @@ pub fn GraphPanel() -> impl IntoView {
                     />
                     <button type="submit" data-testid="search-button">"Search"</button>
                 </form>
+                // What is selected keeps its place at the top; the lists scroll below it.
+                <div class="side-selection" data-testid="side-selection">
+                    <Outline/>
+                    <Properties/>
+                    <crate::run::NodeValues/>
+                </div>
+                <div class="side-lists">
                 <Show when=move || searched.get()>
                     <p class="search-count" data-testid="search-count">
                         {move || format!("{} found", results.get().len())}
@@ -431,10 +494,12 @@ pub fn GraphPanel() -> impl IntoView {
                 <ul class="search-results" data-testid="search-results">
                     <For each=move || results.get() key=|h| h.item let:hit>
                         <li data-testid="search-result" on:click=move |_| jump(hit.item)>
-                            <span class="hit-title">{hit.title.clone()}</span>
-                            " "
-                            <span class="hit-name">{hit.subtitle.clone()}</span>
-                            <div class="hit-path">{hit.path.clone()}</div>
+                            <div class="hit-line" title=format!("{} {}", hit.title, hit.subtitle)>
+                                <span class="hit-title">{hit.title.clone()}</span>
+                                " "
+                                <span class="hit-name">{hit.subtitle.clone()}</span>
+                            </div>
+                            <div class="hit-path" title=hit.path.clone()>{hit.path.clone()}</div>
                             {(!hit.also.is_empty()).then(|| view! {
                                 <div class="hit-path" data-testid="search-result-also" title=hit.also.join("\n")>
                                     {format!("and {} more place{}", hit.also.len(), if hit.also.len() == 1 { "" } else { "s" })}
@@ -445,10 +510,9 @@ pub fn GraphPanel() -> impl IntoView {
                 </ul>
                 <Problems on_jump=jump/>
                 <Compare on_jump=jump/>
-                <Outline/>
-                <Properties/>
-                <crate::run::NodeValues/>
+                <ExampleGuide/>
                 <FunctionLibrary on_jump=jump/>
+                </div>
             </aside>
         </div>
     }
@@ -461,8 +525,8 @@ fn Properties() -> impl IntoView {
     view! {
         {move || props().map(|p| view! {
             <section class="props" data-testid="properties">
-                <h3>{p.title.clone()} " " <small>{p.kind.clone()}</small></h3>
-                <p class="props-name">{p.name.clone()}</p>
+                <h3 title=format!("{} {}", p.title, p.kind)>{p.title.clone()} " " <small>{p.kind.clone()}</small></h3>
+                <p class="props-name" data-testid="properties-name" title=p.name.clone()>{p.name.clone()}</p>
                 {p.problem.clone().map(|text| view! { <p class="attr-error" data-testid="call-problem">{text}</p> })}
                 <Show when={let d = p.domain.clone(); move || !d.is_empty()}>
                     <p>"domain " {p.domain.clone()}</p>

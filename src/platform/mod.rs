@@ -16,7 +16,7 @@ use bytes::Bytes;
 use js_sys::{Array, Uint8Array};
 use leptos::ev;
 use leptos::prelude::{
-    document, request_animation_frame, set_timeout, window, window_event_listener,
+    document, on_cleanup, request_animation_frame, set_timeout, window, window_event_listener,
 };
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::{JsCast, JsValue};
@@ -586,6 +586,16 @@ pub fn on_escape_key(f: impl Fn() + 'static) {
             f();
         }
     });
+}
+
+/// `f` hears the pointer's x in the window and the mouse buttons held, on every move
+/// anywhere on the page (a drag that leaves the element it started on), until the
+/// component that asked is gone.
+pub fn on_mouse_move(f: impl Fn(f64, u16) + 'static) {
+    let handle = window_event_listener(ev::mousemove, move |e| {
+        f(f64::from(e.client_x()), e.buttons())
+    });
+    on_cleanup(move || handle.remove());
 }
 
 /// Calls `f` whenever the window changes size. The listener lives as long as the page.

@@ -15,8 +15,12 @@ impl Session {
         let Some(scene) = open.scene.as_mut() else {
             return false;
         };
-        let changed = scene.toggle(open.doc.model(), item);
-        changed && scene.layout(open.doc.model(), &mut || false).is_ok()
+        let changed = scene.toggle(open.doc.model(), item)
+            && scene.layout(open.doc.model(), &mut || false).is_ok();
+        if changed {
+            self.mirror_toggle(true, item);
+        }
+        changed
     }
 
     /// Expands every group (`depth` levels) or collapses all (`depth` 0). The layout

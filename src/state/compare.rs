@@ -311,7 +311,8 @@ impl Session {
         self.compare.as_ref().is_some_and(|c| c.scene.is_some())
     }
 
-    /// Expands or collapses a group of the other model's drawing.
+    /// Expands or collapses a group of the other model's drawing, and its matched
+    /// group in the open model's, so the two drawings line up.
     pub fn toggle_other(&mut self, item: ItemId) -> bool {
         let Some(c) = self.compare.as_mut() else {
             return false;
@@ -319,7 +320,74 @@ impl Session {
         let Some(scene) = c.scene.as_mut() else {
             return false;
         };
-        scene.toggle(&c.other, item) && scene.layout(&c.other, &mut || false).is_ok()
+        let changed = scene.toggle(&c.other, item) && scene.layout(&c.other, &mut || false).is_ok();
+        if changed {
+            self.mirror_toggle(false, item);
+        }
+        changed
+    }
+
+    /// Side by side: gives the group matched with `item` (of the open model's drawing
+    /// when `from_open`, else of the other's) on the other side the state `item` now
+    /// has, opening what it sits in. A group matches through its node (a call, a
+    /// control-flow node) and, for a subgraph or a namespace, its attribute or path.
+    pub(super) fn mirror_toggle(&mut self, from_open: bool, item: ItemId) {
+        let (Some(c), Some(open)) = (self.compare.as_mut(), self.open.as_mut()) else {
+            return;
+        };
+        let (Some(other_scene), Some(open_scene)) = (c.scene.as_mut(), open.scene.as_mut()) else {
+            return;
+        };
+        let model = open.doc.model();
+        let (from, to, to_model, map) = if from_open {
+            (open_scene, other_scene, &c.other, &c.to_other)
+        } else {
+            (other_scene, open_scene, model, &c.from_other)
+        };
+        let Some(source) = from.view.item(item) else {
+            return;
+        };
+        let expanded = source.expanded;
+        let wanted = match &source.kind {
+            ItemKind::Node { node, .. } => map.get(node).map(|&n| (n, None)),
+            ItemKind::Subgraph {
+                node, attribute, ..
+            } => map.get(node).map(|&n| (n, Some(attribute.clone()))),
+            _ => None,
+        };
+        let namespace = match &source.kind {
+            ItemKind::Namespace { path, .. } => Some(path.clone()),
+            _ => None,
+        };
+        if wanted.is_none() && namespace.is_none() {
+            return;
+        }
+        let found = to.view.find(to_model, SEARCH_ITEM_LIMIT, |i| {
+            match (&i.kind, &wanted, &namespace) {
+                (ItemKind::Node { node, .. }, Some((n, None)), _) => node == n,
+                (
+                    ItemKind::Subgraph {
+                        node, attribute, ..
+                    },
+                    Some((n, Some(a))),
+                    _,
+                ) => node == n && attribute == a,
+                (ItemKind::Namespace { path, .. }, _, Some(p)) => path == p,
+                _ => false,
+            }
+        });
+        let Some(&target) = found.first() else {
+            return;
+        };
+        if to.view.item(target).is_some_and(|t| t.expanded == expanded) {
+            return;
+        }
+        if expanded {
+            to.reveal(to_model, target);
+        }
+        if to.set_expanded(to_model, target, expanded) {
+            let _ = to.layout(to_model, &mut || false);
+        }
     }
 
     /// The item of the open model matched with the other model's `item`.

@@ -829,12 +829,30 @@ fn compare_with_the_model_as_opened_shows_what_a_specialization_folded() {
         .expect("the other model's tower is drawn");
     assert_eq!(session.matched_in_open(id), Some(tower));
     assert!(session.toggle_other(id));
+    let expanded = |s: &Session, item: ItemId| {
+        let scene = s.open().unwrap().scene.as_ref().unwrap();
+        scene.view.item(item).unwrap().expanded
+    };
+    assert!(
+        expanded(&session, tower),
+        "the matched call opens on the open model's side too"
+    );
     let svg = session.other_svg(everything, Detail::Full, &[tower]);
     assert!(
         svg.matches("g-removed").count() >= 15,
         "the folded Constants, Equal and Ifs"
     );
     assert!(svg.contains("g-hit"), "the counterpart of the selection");
+    // Closing it on the open model's side closes it beside.
+    assert!(session.toggle(tower));
+    assert!(!expanded(&session, tower));
+    let svg = session.other_svg(everything, Detail::Full, &[tower]);
+    assert_eq!(
+        svg.matches("g-removed").count(),
+        0,
+        "the body is closed beside"
+    );
+    assert!(session.toggle(tower));
 
     // Undo: the diff is made again, and the models are the same.
     assert!(session.undo());
@@ -1473,4 +1491,63 @@ fn onnxruntime_node_errors_name_the_node() {
     assert!(why.starts_with("Cannot use 'reflect' mode"), "{why}");
     assert!(!why.contains(".cc:"), "{why}");
     assert_eq!(super::run::ort_node_error("out of memory"), None);
+}
+
+#[test]
+fn inputs_are_filled_with_a_typed_value_or_the_one_their_name_makes_obvious() {
+    let text = r#"<ir_version: 10, opset_import: ["": 18]>
+main (float[N] x, int64 sr, float[2] state) => (float[N] y) {
+  [relu_0] y = Relu(x)
+}"#;
+    let mut session = Session::default();
+    open(&mut session, vec![text_file("vad.onnx", text)]);
+    let input = |s: &Session, name: &str| {
+        let view = s.run_view().expect("view");
+        view.inputs.into_iter().find(|i| i.name == name).unwrap()
+    };
+    let planned = |s: &mut Session, name: &str| {
+        let plan = s.plan_run().expect("a plan");
+        let (_, t) = plan.inputs.into_iter().find(|(n, _)| n == name).unwrap();
+        (t.dims.clone(), graft::values::numbers(&t).unwrap())
+    };
+    // silero_vad's way: `sr` is a sample rate and `state` starts at zero, and the
+    // Run tab says so; `x` says nothing and is random.
+    let sr = input(&session, "sr");
+    assert_eq!(sr.fill.as_deref(), Some("16000"));
+    assert!(sr.why.unwrap().contains("sample rate"));
+    assert_eq!(input(&session, "state").fill.as_deref(), Some("0"));
+    assert_eq!(input(&session, "x").fill, None);
+    assert_eq!(planned(&mut session, "sr"), (vec![], vec![16000.0]));
+    assert_eq!(planned(&mut session, "state"), (vec![2], vec![0.0, 0.0]));
+    // A typed value fills every element, with the symbols' sizes.
+    session.set_run_size("N", 3);
+    session.set_run_fill("x", "2.5");
+    let x = input(&session, "x");
+    assert_eq!((x.fill.as_deref(), x.why), (Some("2.5"), None));
+    assert_eq!(planned(&mut session, "x"), (vec![3], vec![2.5; 3]));
+    // A value the type cannot hold is refused, and the input keeps its value.
+    session.set_run_fill("sr", "1.5");
+    assert_eq!(
+        session.run_view().unwrap().error.as_deref(),
+        Some("Input sr: `1.5` is not a whole number, as int64 needs.")
+    );
+    assert_eq!(input(&session, "sr").fill.as_deref(), Some("16000"));
+    // "use random" sets the default aside; an empty field brings it back.
+    session.clear_run_input("sr");
+    assert_eq!(input(&session, "sr").fill, None);
+    session.set_run_fill("sr", " ");
+    assert_eq!(input(&session, "sr").fill.as_deref(), Some("16000"));
+    // A run that fails inside a node names it, and the Run tab links to it while
+    // that error shows.
+    let plan = session.plan_run().expect("a plan");
+    let message = "Non-zero status code returned while running Relu node. Name:'relu_0' Status Message: bad input";
+    session.finish_run(plan, Err(message.into()), false);
+    let view = session.run_view().unwrap();
+    assert_eq!(
+        view.error.as_deref(),
+        Some("The run failed at node \"relu_0\" (Relu): bad input")
+    );
+    assert_eq!(view.failed_at.as_deref(), Some("relu_0"));
+    session.set_run_fill("x", "abc");
+    assert_eq!(session.run_view().unwrap().failed_at, None);
 }

@@ -81,6 +81,17 @@ impl App {
             .unwrap_or_else(|e| panic!("{e}"))
     }
 
+    /// The text of the first element `css` selects, waiting for it to appear.
+    pub fn text_css(&self, css: &str) -> String {
+        let element = self
+            .browser
+            .wait_for(css, TIMEOUT)
+            .unwrap_or_else(|e| panic!("{e}"));
+        self.browser
+            .text(&element)
+            .unwrap_or_else(|e| panic!("{e}"))
+    }
+
     /// The number a count shows (its `data-value`).
     pub fn number(&self, id: &str) -> u64 {
         let element = self.wait(id);
