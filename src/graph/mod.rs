@@ -4,14 +4,19 @@
 //! and shows its properties, Shift+click adds a node to the selection or takes it
 //! out. Beside it: a bundled example's guide (`guide.rs`), search over every graph,
 //! function body and subgraph, the problems list (`problems.rs`), the comparison with
-//! another model (`compare.rs`), the selected nodes with Outline… (`outline.rs`), and
-//! the properties of the selected item with its editor (`node_editor.rs`). Presentation mode hides the side and enlarges the drawing.
+//! another model (`compare.rs`), the selected nodes with Outline… (`outline.rs`), the
+//! properties of the selected item (`properties.rs`) with its editor
+//! (`node_editor.rs`), and the function library (`library.rs`). The selection keeps
+//! the top of the side panel; the lists scroll below it; a splitter widens the panel.
+//! Presentation mode hides the side and enlarges the drawing.
 
 mod compare;
 mod guide;
+mod library;
 mod node_editor;
 mod outline;
 mod problems;
+mod properties;
 
 use leptos::prelude::*;
 
@@ -19,13 +24,14 @@ use graft::view::svg::{Detail, STYLE};
 use graft::view::{ItemId, Rect};
 
 use crate::platform;
-use crate::state::{AppState, FunctionInfo, MINIMAP_SIDE, SearchHit, Slot, Target};
+use crate::state::{AppState, MINIMAP_SIDE, SearchHit};
 
 use compare::Compare;
 use guide::ExampleGuide;
-use node_editor::{NodeEditorView, TerminalEditorView};
+use library::FunctionLibrary;
 use outline::Outline;
 use problems::Problems;
+use properties::Properties;
 
 /// Zoom limits (screen pixels per layout unit).
 const MIN_ZOOM: f64 = 0.02;
@@ -515,295 +521,6 @@ pub fn GraphPanel() -> impl IntoView {
                 </div>
             </aside>
         </div>
-    }
-}
-
-#[component]
-fn Properties() -> impl IntoView {
-    let state = expect_context::<AppState>();
-    let props = move || state.properties();
-    view! {
-        {move || props().map(|p| view! {
-            <section class="props" data-testid="properties">
-                <h3 title=format!("{} {}", p.title, p.kind)>{p.title.clone()} " " <small>{p.kind.clone()}</small></h3>
-                <p class="props-name" data-testid="properties-name" title=p.name.clone()>{p.name.clone()}</p>
-                {p.problem.clone().map(|text| view! { <p class="attr-error" data-testid="call-problem">{text}</p> })}
-                <Show when={let d = p.domain.clone(); move || !d.is_empty()}>
-                    <p>"domain " {p.domain.clone()}</p>
-                </Show>
-                <table class="props-attrs">
-                    {p.attributes.iter().map(|(name, value, source)| view! {
-                        <tr data-testid="property-attribute">
-                            <td>{name.clone()}</td>
-                            <td>{value.clone()}</td>
-                            <td class="props-source">{*source}</td>
-                        </tr>
-                    }).collect_view()}
-                </table>
-                {p.call.clone().map(|call| {
-                    let node = call.node;
-                    let rows = call.attributes.iter().map(|(name, default, given)| {
-                        let name = name.clone();
-                        let placeholder = default.clone().map_or_else(|| "required".to_string(), |d| format!("default {d}"));
-                        let testid = format!("call-attr-{name}");
-                        // Checked as the user types; only a valid value is applied.
-                        let problem = RwSignal::new(None::<String>);
-                        let typed = StoredValue::new(String::new());
-                        let (check_name, set_name) = (name.clone(), name.clone());
-                        view! {
-                            <tr>
-                                <td>{name.clone()}</td>
-                                <td>
-                                    <input
-                                        type="text"
-                                        data-testid=testid
-                                        class:invalid=move || problem.get().is_some()
-                                        placeholder=placeholder
-                                        prop:value=given.clone().unwrap_or_default()
-                                        on:input=move |e| {
-                                            let value = event_target_value(&e);
-                                            typed.set_value(value.clone());
-                                            if value.trim().is_empty() {
-                                                problem.set(None);
-                                            } else {
-                                                // The engine's answer for a value since replaced is dropped, and so
-                                                // is one that comes after an edit redrew the editor (its field and
-                                                // signals are gone).
-                                                let checked = value.clone();
-                                                state.check_call_attribute(node, check_name.clone(), value, move |p| {
-                                                    if typed.try_with_value(|t| *t == checked) == Some(true) {
-                                                        let _ = problem.try_set(p);
-                                                    }
-                                                });
-                                            }
-                                        }
-                                        on:change=move |e| {
-                                            // The engine checks it again: a refused value shows beside the field.
-                                            let value = event_target_value(&e);
-                                            if !value.trim().is_empty() {
-                                                state.set_call_attribute(node, set_name.clone(), value);
-                                            }
-                                        }
-                                    />
-                                    {move || problem.get().map(|p| view! { <div class="attr-error" data-testid="call-attr-error">{p}</div> })}
-                                    {let refused = name.clone(); move || state.field_error(Target::Node(node), Slot::CallAttribute(refused.clone())).map(|p| view! { <div class="attr-error" data-testid="field-error">{p}</div> })}
-                                </td>
-                            </tr>
-                        }
-                    }).collect_view();
-                    let overload = if call.overload.is_empty() { "generic".to_string() } else { format!("overload {}", call.overload) };
-                    let current = call.overload.clone();
-                    let choices = call.overloads.iter().map(|o| {
-                        let label = if o.is_empty() { "generic".to_string() } else { o.clone() };
-                        view! { <option value=o.clone() selected=*o == current>{label}</option> }
-                    }).collect_view();
-                    view! {
-                        <div class="call-editor" data-testid="call-editor">
-                            <p><b>"Compile-time attributes of " {call.function.clone()}</b> " " <small data-testid="call-overload">{overload}</small></p>
-                            <label>
-                                "uses "
-                                <select
-                                    data-testid="call-overload-select"
-                                    title="Point the call at another overload of the same function (undo with Ctrl+Z)"
-                                    on:change=move |e| state.use_overload(node, event_target_value(&e))
-                                >
-                                    {choices}
-                                </select>
-                            </label>
-                            <table class="props-attrs">{rows}</table>
-                            <button data-testid="call-specialize" title="Bind the call's attributes into an overload (undo with Ctrl+Z)" on:click=move |_| state.specialize_call(node, String::new())>"Specialize"</button>
-                        </div>
-                    }
-                })}
-                {p.standard_body.map(|(node, kind)| {
-                    let from = match kind {
-                        graft::library::BodyKind::Static => "the function body onnx defines for it",
-                        graft::library::BodyKind::Built => "the body onnx builds for this call (its attributes and input types)",
-                    };
-                    view! {
-                        <p class="standard-body">
-                            <button data-testid="expand-standard" title="Replace the node by the ops of its function body (undo with Ctrl+Z)" on:click=move |_| state.expand_standard(node)>"Expand into its body"</button>
-                            " " <small>{format!("from {from}")}</small>
-                        </p>
-                    }
-                })}
-                <p class="props-io">"in: " {p.inputs.join(", ")}</p>
-                <p class="props-io">"out: " {p.outputs.join(", ")}</p>
-                <Show when={let empty = p.modules.is_empty(); move || !empty}>
-                    <div class="props-modules" data-testid="property-modules">
-                        <h4>"Module"</h4>
-                        <ol>
-                            {p.modules.iter().map(|m| view! { <li>{m.clone()}</li> }).collect_view()}
-                        </ol>
-                    </div>
-                </Show>
-                {p.source.clone().map(|source| view! {
-                    <p class="props-source-line" data-testid="property-source">"source " <code>{source}</code></p>
-                })}
-                <Show when={let empty = p.metadata.is_empty(); move || !empty}>
-                    <details class="props-metadata" data-testid="property-metadata">
-                        <summary>{format!("Metadata ({})", p.metadata.len())}</summary>
-                        <table>
-                            {p.metadata.iter().map(|(key, value)| view! {
-                                <tr data-testid="property-metadata-entry">
-                                    <td>{key.clone()}</td>
-                                    <td><pre>{value.clone()}</pre></td>
-                                </tr>
-                            }).collect_view()}
-                        </table>
-                    </details>
-                </Show>
-                {p.editor.clone().map(|editor| view! { <NodeEditorView editor=editor/> })}
-                {p.terminal.clone().map(|editor| view! { <TerminalEditorView editor=editor/> })}
-                <pre class="props-doc">{p.doc.clone()}</pre>
-            </section>
-        })}
-    }
-}
-
-/// The model's local functions by domain: overload, declared attributes with
-/// defaults, documentation, and the call sites (any depth) with jump-to.
-#[component]
-fn FunctionLibrary(on_jump: impl Fn(ItemId) + Copy + Send + Sync + 'static) -> impl IntoView {
-    let state = expect_context::<AppState>();
-    let open = RwSignal::new(None::<usize>);
-    // The call sites, once the engine has found them (the entry opens then).
-    let sites = RwSignal::new(None::<Vec<SearchHit>>);
-    let library = Memo::new(move |_| state.function_library());
-    // A new model: nothing is open in the library.
-    Effect::new(move |_| {
-        let _ = state.name.get();
-        open.set(None);
-        sites.set(None);
-    });
-    let rename = RwSignal::new(String::new());
-    // After an action the list changes under the panel: close it.
-    let close = move || {
-        open.set(None);
-        sites.set(None);
-    };
-    let show = move |f: &FunctionInfo| {
-        let index = f.index;
-        let title = if f.overload.is_empty() {
-            format!("{}.{}", f.domain, f.name)
-        } else {
-            format!("{}.{}:{}", f.domain, f.name, f.overload)
-        };
-        let attributes = f
-            .attributes
-            .iter()
-            .map(|(name, default)| view! { <li>{name.clone()} " " <span class="lib-default">{default.clone()}</span></li> })
-            .collect_view();
-        let doc = f.doc.clone();
-        let kept = f.kept;
-        view! {
-            <li class="lib-function" data-testid="library-function">
-                <button
-                    class="lib-name"
-                    on:click=move |_| {
-                        if open.get_untracked() == Some(index) {
-                            open.set(None);
-                            sites.set(None);
-                        } else {
-                            open.set(Some(index));
-                            state.call_sites(index, move |hits| {
-                                if open.try_get_untracked() == Some(Some(index)) {
-                                    sites.set(Some(hits));
-                                }
-                            });
-                        }
-                    }
-                >
-                    {title}
-                </button>
-                <Show when=move || open.get() == Some(index) && sites.with(Option::is_some)>
-                    <ul class="lib-attrs">{attributes.clone()}</ul>
-                    <p class="lib-doc">{doc.clone()}</p>
-                    <p class="lib-count" data-testid="call-site-count">
-                        {move || format!("{} call sites", sites.with(|s| s.as_ref().map_or(0, Vec::len)))}
-                    </p>
-                    <div class="lib-actions">
-                        <button
-                            data-testid="lib-inline-all"
-                            title="Replace every call by the function's body (undo with Ctrl+Z)"
-                            disabled=move || sites.with(|s| s.as_ref().is_none_or(Vec::is_empty))
-                            on:click=move |_| {
-                                state.library_inline_all(index);
-                                close();
-                            }
-                        >
-                            "Inline all calls"
-                        </button>
-                        <button
-                            data-testid="lib-specialize-all"
-                            title="Specialize every call whose attributes are all constant into its overload (undo with Ctrl+Z)"
-                            disabled=move || sites.with(|s| s.as_ref().is_none_or(Vec::is_empty))
-                            on:click=move |_| {
-                                state.library_specialize_all(index);
-                                close();
-                            }
-                        >
-                            "Specialize all calls"
-                        </button>
-                        <button
-                            data-testid="lib-delete"
-                            title="Remove the function (only when nothing calls it)"
-                            disabled=move || sites.with(|s| s.as_ref().is_some_and(|v| !v.is_empty()))
-                            on:click=move |_| {
-                                state.library_delete(index);
-                                close();
-                            }
-                        >
-                            "Delete"
-                        </button>
-                        <form on:submit=move |e| {
-                            e.prevent_default();
-                            state.library_rename(index, rename.get_untracked());
-                            rename.set(String::new());
-                            close();
-                        }>
-                            <input
-                                type="text"
-                                data-testid="lib-rename-input"
-                                placeholder="new DOMAIN.NAME"
-                                prop:value=move || rename.get()
-                                on:input=move |e| rename.set(event_target_value(&e))
-                            />
-                            <button type="submit" data-testid="lib-rename">"Rename"</button>
-                        </form>
-                    </div>
-                    <label class="lib-keep" title="Specializing its last call does not remove it from the library">
-                        <input
-                            type="checkbox"
-                            data-testid="lib-keep"
-                            prop:checked=kept
-                            on:change=move |e| state.library_keep(index, event_target_checked(&e))
-                        />
-                        " keep when no call is left"
-                    </label>
-                    <ul class="search-results">
-                        <For each=move || sites.get().unwrap_or_default() key=|h| h.item let:hit>
-                            <li data-testid="call-site" on:click=move |_| on_jump(hit.item)>
-                                <span class="hit-title">{hit.title.clone()}</span>
-                                " "
-                                <span class="hit-name">{hit.subtitle.clone()}</span>
-                                <div class="hit-path">{hit.path.clone()}</div>
-                            </li>
-                        </For>
-                    </ul>
-                </Show>
-            </li>
-        }
-    };
-    view! {
-        <Show when=move || !library.get().is_empty()>
-            <section class="library" data-testid="function-library">
-                <h3>"Functions"</h3>
-                <ul class="lib-list">
-                    {move || library.get().iter().map(show).collect_view()}
-                </ul>
-            </section>
-        </Show>
     }
 }
 
