@@ -4,7 +4,8 @@
 //! selection, the drawing…), so a component re-renders only when its part changed.
 //! What asks for an answer (search, the text, a check as the user types) takes a
 //! callback. Timings that end at a paint (`edit_ms`…) are measured here, from the
-//! request to the frame painted after the update that finished it.
+//! request to the frame painted after the update that finished it. The requests are
+//! grouped by what they serve: `handle/canvas.rs`, `edits.rs`, `compare.rs`, `run.rs`.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -13,6 +14,11 @@ use super::protocol::{
     self, Answer, Document, Draft, Envelope, Messages, Request, SceneInfo, Viewport,
 };
 use super::*;
+
+mod canvas;
+mod compare;
+mod edits;
+mod run;
 
 /// What waits for a request to end: a callback with its answer, and a timing.
 #[derive(Default)]
@@ -526,140 +532,6 @@ impl AppState {
         }
     }
 
-    /// Runs the open model in onnxruntime-web (loaded on the first run), with the
-    /// inputs `given` fetched from their URLs first (`?input=NAME:URL`); `then` hears
-    /// the outcome, with the outputs' elements when `data`. Publishes `run_ms`, from
-    /// the request to the frame painted with the outputs.
-    pub fn run_model(
-        self,
-        given: Vec<(String, String)>,
-        data: bool,
-        then: impl FnOnce(RunOutcome) + 'static,
-    ) {
-        let example = self
-            .example
-            .get_untracked()
-            .and_then(example)
-            .map(|e| {
-                let stem = e.file.trim_end_matches(".onnx");
-                e.inputs
-                    .iter()
-                    .map(|input| {
-                        let url = format!("{EXAMPLES_URL}/inputs/{stem}/{input}.npy");
-                        (input.to_string(), platform::absolute_url(&url))
-                    })
-                    .collect()
-            })
-            .unwrap_or_default();
-        let request = Request::Run {
-            given,
-            example,
-            data,
-            bridge: platform::absolute_url(RUNTIME_BRIDGE),
-            ort: platform::absolute_url(ORT_DIR),
-        };
-        let seq = self.send_timed("run_ms", request);
-        LINK.with(|l| {
-            l.borrow_mut().waiting.answers.insert(
-                seq,
-                Box::new(move |a| {
-                    if let Answer::Run(outcome) = a {
-                        then(outcome);
-                    }
-                }),
-            )
-        });
-    }
-
-    /// What `item` (a node) computes on the last run's inputs; `then` hears each
-    /// output's name and numbers, or why there are none.
-    pub fn probe(self, item: ItemId, then: impl FnOnce(super::run::ValuesShown) + 'static) {
-        let request = Request::Probe {
-            item,
-            bridge: platform::absolute_url(RUNTIME_BRIDGE),
-            ort: platform::absolute_url(ORT_DIR),
-        };
-        self.ask(request, move |a| {
-            if let Answer::Values(v) = a {
-                then(v);
-            }
-        });
-    }
-
-    /// Runs the open model and the one it is compared with on the same inputs.
-    pub fn run_compare(self) {
-        self.send_timed(
-            "run_compare_ms",
-            Request::RunCompare {
-                bridge: platform::absolute_url(RUNTIME_BRIDGE),
-                ort: platform::absolute_url(ORT_DIR),
-            },
-        );
-    }
-
-    /// Colours the graph by a statistic of each node's outputs (`None`: no colours).
-    pub fn colour(self, by: Option<Colouring>) {
-        self.send(Request::Colour {
-            by,
-            bridge: platform::absolute_url(RUNTIME_BRIDGE),
-            ort: platform::absolute_url(ORT_DIR),
-        });
-    }
-
-    /// Saves the graph's colouring as a Model Explorer node-data file.
-    pub fn export_node_data(self) {
-        self.send(Request::ExportNodeData);
-    }
-
-    /// Colours the graph by the Model Explorer node-data file in `files`.
-    pub fn import_node_data(self, files: PickedFiles) {
-        self.send_with(Request::ImportNodeData, Some(files));
-    }
-
-    /// Sets the size of a symbolic dimension for the next runs; remembered across
-    /// visits, for every model that names the symbol.
-    pub fn set_run_size(self, symbol: String, size: i64) {
-        let mut sizes = remembered_sizes();
-        sizes.insert(symbol.clone(), size);
-        if let Ok(json) = serde_json::to_string(&sizes) {
-            platform::remember(RUN_SIZES_KEY, &json);
-        }
-        self.send(Request::SetRunSize(symbol, size));
-    }
-
-    pub fn set_run_seed(self, seed: u64) {
-        self.send(Request::SetRunSeed(seed));
-    }
-
-    /// Gives input `name` the `.npy` file in `files`.
-    pub fn give_run_input(self, name: String, files: PickedFiles) {
-        self.send_with(Request::GiveRunInput(name), Some(files));
-    }
-
-    pub fn clear_run_input(self, name: String) {
-        self.send(Request::ClearRunInput(name));
-    }
-
-    /// Shows the node named `name` on the Graph tab (a link from a run's error):
-    /// the node of that name anywhere a group expands, the first found.
-    pub fn show_node(self, name: String) {
-        let goto = self.goto;
-        self.search(name.clone(), move |hits| {
-            if let Some(hit) = hits.iter().find(|h| h.subtitle == name) {
-                goto.set(Some(hit.item));
-            }
-        });
-    }
-
-    /// Fills input `name` with the value `text` names; "" gives it its default.
-    pub fn set_run_fill(self, name: String, text: String) {
-        self.send(Request::SetRunFill(name, text));
-    }
-
-    pub fn reuse_run_inputs(self) {
-        self.send(Request::ReuseRunInputs);
-    }
-
     /// The open model's state (`OpenModel::serial`): new after every open, edit, undo
     /// and redo (tracked).
     pub fn serial(self) -> u64 {
@@ -680,23 +552,6 @@ impl AppState {
     /// How many of the selected items are nodes (tracked).
     pub fn selected_node_count(self) -> usize {
         self.selected_nodes.get()
-    }
-
-    /// Checks `text` as the name of a new function; `then` hears the problem, if any.
-    pub fn new_function_problem(self, text: String, then: impl FnOnce(Option<String>) + 'static) {
-        self.ask(Request::NewFunctionProblem(text), move |a| {
-            if let Answer::Problem(p) = a {
-                then(p);
-            }
-        });
-    }
-
-    /// Outlines the selected nodes into the new function `name` (undoable); `then`
-    /// hears whether it was done (an error shows in the banner).
-    pub fn outline(self, name: String, then: impl FnOnce(bool) + 'static) {
-        self.ask(Request::Outline(name), move |a| {
-            then(a == Answer::Done(true))
-        });
     }
 
     /// The open model (or its `function`-th function) as ONNX text, with the
@@ -754,47 +609,6 @@ impl AppState {
         }
     }
 
-    /// Opens the inline dialog for the model among the picked or dropped files.
-    pub fn begin_inline(self, picked: PickedFiles) {
-        if !picked.is_empty() {
-            self.send_with(Request::BeginInline, Some(picked));
-        }
-    }
-
-    pub fn inline_bind(self, index: usize, value: Option<String>) {
-        self.send_timed("inline_preview_ms", Request::InlineBind(index, value));
-    }
-
-    pub fn inline_expose(self, index: usize, exposed: bool) {
-        self.send_timed("inline_preview_ms", Request::InlineExpose(index, exposed));
-    }
-
-    pub fn inline_prefix(self, prefix: String) {
-        self.send_timed("inline_preview_ms", Request::InlinePrefix(prefix));
-    }
-
-    pub fn inline_as_function(self, function: Option<String>) {
-        self.send_timed("inline_preview_ms", Request::InlineAsFunction(function));
-    }
-
-    /// The host values the `index`-th guest input may be bound to (tracked).
-    pub fn inline_candidates(self, index: usize) -> Vec<graft::inline::Candidate> {
-        self.draft.with(|d| {
-            d.as_ref()
-                .and_then(|d| d.candidates.get(index).cloned())
-                .unwrap_or_default()
-        })
-    }
-
-    /// Apply; an error stays in the dialog (it is the draft's own).
-    pub fn apply_inline(self) {
-        self.send(Request::ApplyInline);
-    }
-
-    pub fn cancel_inline(self) {
-        self.send(Request::CancelInline);
-    }
-
     /// Undoes the last edit; publishes `undo_ms`, to the frame painted.
     pub fn undo(self) {
         self.send_timed("undo_ms", Request::Undo);
@@ -823,249 +637,15 @@ impl AppState {
         self.send(Request::DismissError);
     }
 
-    pub fn toggle(self, item: ItemId) {
-        self.send(Request::Toggle(item));
-    }
-
-    /// Expands every group `depth` levels deep; 0 collapses everything. Laid out in
-    /// pieces in the engine; `done` runs when the new layout is here (not after
-    /// Cancel), and must ask for a drawing (the canvas's fit does): the update that
-    /// ends the expand leaves its drawing out. Publishes `expand_ms`, from the request
-    /// to the frame painted with the drawing after it.
-    pub fn expand_to_depth(self, depth: usize, done: impl FnOnce() + 'static) {
-        let seq = self.send_timed("expand_ms", Request::ExpandToDepth(depth));
-        LINK.with(|l| l.borrow_mut().waiting.done.insert(seq, Box::new(done)));
-    }
-
-    /// Opens (`deeper`) or closes one level of groups, in pieces like
-    /// [`AppState::expand_to_depth`].
-    pub fn step_level(self, deeper: bool) {
-        self.send_timed("expand_ms", Request::StepLevel(deeper));
-    }
-
-    /// Cancel: the graph goes back to how it was before the running expand.
-    pub fn cancel_work(self) {
-        self.send(Request::CancelWork);
-    }
-
-    /// Opens what is needed for `item` to be drawn; `then` hears its box.
-    pub fn reveal(self, item: ItemId, then: impl FnOnce(Rect) + 'static) {
-        self.ask(Request::Reveal(item), move |a| {
-            if let Answer::Rect(Some((x, y, w, h))) = a {
-                then(Rect { x, y, w, h });
-            }
-        });
-    }
-
-    pub fn search(self, query: String, then: impl FnOnce(Vec<SearchHit>) + 'static) {
-        self.ask(Request::Search(query), move |a| {
-            if let Answer::Hits(hits) = a {
-                then(hits);
-            }
-        });
-    }
-
-    pub fn call_sites(self, index: usize, then: impl FnOnce(Vec<SearchHit>) + 'static) {
-        self.ask(Request::CallSites(index), move |a| {
-            if let Answer::Hits(hits) = a {
-                then(hits);
-            }
-        });
-    }
-
-    /// Checks a value typed for a call's attribute; `then` hears the problem, if any.
-    pub fn check_call_attribute(
-        self,
-        node: graft::ir::NodeId,
-        name: String,
-        value: String,
-        then: impl FnOnce(Option<String>) + 'static,
-    ) {
-        self.ask(Request::CheckCallAttribute(node, name, value), move |a| {
-            if let Answer::Problem(p) = a {
-                then(p);
-            }
-        });
-    }
-
-    /// Sets one attribute of a call from the call editor and specializes it; publishes
-    /// `specialize_ms`, from the edit to the redrawn canvas painted (the engine
-    /// publishes `specialize_edit_ms`, the edit itself).
-    pub fn set_call_attribute(self, node: graft::ir::NodeId, name: String, value: String) {
-        self.send_timed(
-            "specialize_ms",
-            Request::SetCallAttribute(node, name, value),
-        );
-    }
-
-    /// Specializes the call with `attributes` (the call editor), timed the same way.
-    pub fn specialize_call(self, node: graft::ir::NodeId, attributes: String) {
-        self.send_timed("specialize_ms", Request::SpecializeCall(node, attributes));
-    }
-
-    /// Why the last edit from `slot` of `target`'s editor was refused (tracked).
-    pub fn field_error(self, target: Target, slot: Slot) -> Option<String> {
-        self.messages.with(|m| {
-            m.field
-                .as_ref()
-                .filter(|f| f.at.target == target && f.at.slot == slot)
-                .map(|f| f.message.clone())
-        })
-    }
-
     /// A node edit; publishes `edit_ms`, from the edit to the redrawn canvas painted
     /// (apply, infer, check, view, layout, draw, and the messages between).
     fn node_edit(self, request: Request) {
         self.send_timed("edit_ms", request);
     }
 
-    pub fn rename_node(self, node: NodeId, to: String) {
-        self.node_edit(Request::RenameNode(node, to));
-    }
-
-    pub fn set_attribute(self, node: NodeId, text: String) {
-        self.node_edit(Request::SetAttribute(node, text));
-    }
-
-    pub fn remove_attribute(self, node: NodeId, name: String) {
-        self.node_edit(Request::RemoveAttribute(node, name));
-    }
-
-    pub fn connect(self, node: NodeId, index: usize, value: String) {
-        self.node_edit(Request::Connect(node, index, value));
-    }
-
-    pub fn rename_output(self, node: NodeId, index: usize, to: String) {
-        self.node_edit(Request::RenameOutput(node, index, to));
-    }
-
-    /// Deletes the selected nodes (the Delete key, the editor's button).
-    pub fn delete_selected(self, reconnect: bool) {
-        if self.selected_nodes.get_untracked() > 0 {
-            self.node_edit(Request::DeleteSelected(reconnect));
-        }
-    }
-
-    pub fn add_after(self, node: NodeId, op: String) {
-        self.node_edit(Request::AddAfter(node, op));
-    }
-
-    pub fn rename_value(self, value: graft::ir::ValueId, to: String) {
-        self.node_edit(Request::RenameValue(value, to));
-    }
-
-    pub fn set_value_type(self, value: graft::ir::ValueId, ty: String) {
-        self.node_edit(Request::SetValueType(value, ty));
-    }
-
-    pub fn remove_terminal(self, value: graft::ir::ValueId, input: bool) {
-        self.node_edit(Request::RemoveTerminal(value, input));
-    }
-
-    pub fn add_graph_output(self, node: NodeId, index: usize) {
-        self.node_edit(Request::AddGraphOutput(node, index));
-    }
-
-    /// Replaces the initializer's data with the picked `.npy` file (read in the
-    /// engine).
-    pub fn set_initializer(self, value: graft::ir::ValueId, picked: PickedFiles) {
-        if !picked.is_empty() {
-            self.send_with(Request::SetInitializer(value), Some(picked));
-        }
-    }
-
-    pub fn add_graph_input(self, beside: graft::ir::ValueId, name: String, ty: String) {
-        self.node_edit(Request::AddGraphInput(beside, name, ty));
-    }
-
     /// The checker's and importer's problems (tracked).
     pub fn problems(self) -> Vec<Problem> {
         self.document.with(|d| d.problems.clone())
-    }
-
-    /// Compares the open model with the one `step` edits in (0: as opened).
-    /// Publishes `compare_ms`, from the choice to the marks painted.
-    pub fn compare_with_step(self, step: usize) {
-        self.send_timed("compare_ms", Request::CompareWithStep(step));
-    }
-
-    /// Compares the open model with a chosen file. Publishes `compare_ms`, from the
-    /// choice to the marks painted (the file read, decoded and compared).
-    pub fn compare_with_files(self, picked: PickedFiles) {
-        if picked.is_empty() {
-            return;
-        }
-        let started = platform::now_ms();
-        let seq = self.send_with(Request::CompareWithFiles, Some(picked));
-        LINK.with(|l| {
-            l.borrow_mut()
-                .waiting
-                .timings
-                .insert(seq, ("compare_ms", started))
-        });
-    }
-
-    /// Shows the other model beside the open one (or stops).
-    pub fn set_side_by_side(self, on: bool) {
-        self.send(Request::SetSideBySide(on));
-    }
-
-    pub fn side_by_side(self) -> bool {
-        self.side.get()
-    }
-
-    /// Expands or collapses a group of the other model's drawing.
-    pub fn toggle_other(self, item: ItemId) {
-        self.send(Request::ToggleOther(item));
-    }
-
-    /// Selects the open model's node matched with the other model's `item`.
-    pub fn select_from_other(self, item: ItemId) {
-        self.send(Request::SelectFromOther(item));
-    }
-
-    /// The drawing of the part on screen (tracked).
-    pub fn svg(self) -> String {
-        self.svg.get()
-    }
-
-    /// The other model's drawing, side by side (tracked).
-    pub fn other_svg(self) -> String {
-        self.other_svg.get()
-    }
-
-    /// Tells the engine which part of the graph the page shows.
-    pub fn set_viewport(self, region: Rect, detail: Detail, opened: u64) {
-        self.send(Request::Viewport(Viewport {
-            x: region.x,
-            y: region.y,
-            w: region.w,
-            h: region.h,
-            detail,
-            opened,
-        }));
-    }
-
-    pub fn close_compare(self) {
-        self.send(Request::CloseCompare);
-    }
-
-    pub fn comparison(self) -> Option<crate::state::CompareView> {
-        self.compare.get()
-    }
-
-    /// The item the `index`-th change of the comparison jumps to, for `then`.
-    pub fn compare_item(self, index: usize, then: impl FnOnce(ItemId) + 'static) {
-        self.ask(Request::CompareItem(index), move |a| {
-            if let Answer::Item(Some(item)) = a {
-                then(item);
-            }
-        });
-    }
-
-    /// How many edits are in force (the steps a comparison can go back to).
-    pub fn steps(self) -> usize {
-        self.document.with(|d| d.history.0.len())
     }
 
     /// The item the `index`-th problem jumps to, for `then`.
@@ -1091,84 +671,9 @@ impl AppState {
         });
     }
 
-    /// The view as a URL fragment: the bundled example (when one is open), the open
-    /// groups, the selection and the camera (`x,y,zoom`); empty for a model opened
-    /// from a file (its address would not bring it back). Tracked.
-    pub fn view_fragment(self, camera: (f64, f64, f64)) -> String {
-        let from_url = platform::query_parameter("model").is_some();
-        let example = self.example.get();
-        let mut parts = Vec::new();
-        match example {
-            Some(file) => parts.push(format!("example={file}")),
-            // A file from this machine cannot be shared by its address.
-            None if !from_url => return String::new(),
-            None => {}
-        }
-        self.scene.with(|s| {
-            if !s.open_paths.is_empty() {
-                parts.push(format!("open={}", s.open_paths.join("_")));
-            }
-            if let Some(path) = &s.selected_path {
-                parts.push(format!("sel={path}"));
-            }
-        });
-        parts.push(format!(
-            "cam={:.1},{:.1},{:.3}",
-            camera.0, camera.1, camera.2
-        ));
-        parts.join("&")
-    }
-
-    /// Restores the open groups and the selection a fragment names (see
-    /// [`AppState::view_fragment`]); returns its camera.
-    pub fn restore_fragment(self, fragment: &str) -> Option<(f64, f64, f64)> {
-        let field = |key: &str| {
-            fragment
-                .split('&')
-                .find_map(|kv| kv.strip_prefix(key)?.strip_prefix('='))
-                .map(str::to_string)
-        };
-        let open: Vec<String> = field("open")
-            .map(|o| o.split('_').map(str::to_string).collect())
-            .unwrap_or_default();
-        let seq = self.send(Request::RestoreView(open, field("sel")));
-        LINK.with(|l| l.borrow_mut().selected_at = seq);
-        let cam = field("cam")?;
-        let mut it = cam.split(',').map(|x| x.parse::<f64>().ok());
-        Some((it.next()??, it.next()??, it.next()??))
-    }
-
     /// The operator palette: name and first line of documentation (tracked).
     pub fn palette(self) -> Vec<(String, String)> {
         self.palette.get()
-    }
-
-    pub fn expand_standard(self, node: graft::ir::NodeId) {
-        self.send(Request::ExpandStandard(node));
-    }
-
-    pub fn use_overload(self, node: graft::ir::NodeId, overload: String) {
-        self.send(Request::UseOverload(node, overload));
-    }
-
-    pub fn library_inline_all(self, index: usize) {
-        self.send(Request::LibraryInlineAll(index));
-    }
-
-    pub fn library_specialize_all(self, index: usize) {
-        self.send(Request::LibrarySpecializeAll(index));
-    }
-
-    pub fn library_keep(self, index: usize, keep: bool) {
-        self.send(Request::LibraryKeep(index, keep));
-    }
-
-    pub fn library_delete(self, index: usize) {
-        self.send(Request::LibraryDelete(index));
-    }
-
-    pub fn library_rename(self, index: usize, to: String) {
-        self.send(Request::LibraryRename(index, to));
     }
 
     /// The function library (tracked).
@@ -1176,27 +681,9 @@ impl AppState {
         self.document.with(|d| d.library.clone())
     }
 
-    /// The minimap picture and how many items are drawn in all (tracked).
-    pub fn graph_overview(self) -> Option<(String, usize)> {
-        self.scene.with(|s| s.overview.clone())
-    }
-
-    /// Width and height of the laid-out graph (tracked).
-    pub fn graph_size(self) -> Option<(f32, f32)> {
-        self.scene.with(|s| s.size)
-    }
-
     /// The properties of the last selected item (tracked).
     pub fn properties(self) -> Option<Properties> {
         self.properties.get()
-    }
-
-    pub fn export_png(self) {
-        self.send(Request::ExportPng);
-    }
-
-    pub fn export_svg(self) {
-        self.send(Request::ExportSvg);
     }
 
     /// The first model is drawn: the engine warms its layout code up.

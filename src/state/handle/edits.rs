@@ -1,0 +1,190 @@
+//! Edits the page asks for: a node's, a call's, the library's, an inline's and an outline's, each one request the engine applies and checks.
+
+use super::*;
+
+impl AppState {
+    /// Checks `text` as the name of a new function; `then` hears the problem, if any.
+    pub fn new_function_problem(self, text: String, then: impl FnOnce(Option<String>) + 'static) {
+        self.ask(Request::NewFunctionProblem(text), move |a| {
+            if let Answer::Problem(p) = a {
+                then(p);
+            }
+        });
+    }
+
+    /// Outlines the selected nodes into the new function `name` (undoable); `then`
+    /// hears whether it was done (an error shows in the banner).
+    pub fn outline(self, name: String, then: impl FnOnce(bool) + 'static) {
+        self.ask(Request::Outline(name), move |a| {
+            then(a == Answer::Done(true))
+        });
+    }
+
+    /// Opens the inline dialog for the model among the picked or dropped files.
+    pub fn begin_inline(self, picked: PickedFiles) {
+        if !picked.is_empty() {
+            self.send_with(Request::BeginInline, Some(picked));
+        }
+    }
+
+    pub fn inline_bind(self, index: usize, value: Option<String>) {
+        self.send_timed("inline_preview_ms", Request::InlineBind(index, value));
+    }
+
+    pub fn inline_expose(self, index: usize, exposed: bool) {
+        self.send_timed("inline_preview_ms", Request::InlineExpose(index, exposed));
+    }
+
+    pub fn inline_prefix(self, prefix: String) {
+        self.send_timed("inline_preview_ms", Request::InlinePrefix(prefix));
+    }
+
+    pub fn inline_as_function(self, function: Option<String>) {
+        self.send_timed("inline_preview_ms", Request::InlineAsFunction(function));
+    }
+
+    /// The host values the `index`-th guest input may be bound to (tracked).
+    pub fn inline_candidates(self, index: usize) -> Vec<graft::inline::Candidate> {
+        self.draft.with(|d| {
+            d.as_ref()
+                .and_then(|d| d.candidates.get(index).cloned())
+                .unwrap_or_default()
+        })
+    }
+
+    /// Apply; an error stays in the dialog (it is the draft's own).
+    pub fn apply_inline(self) {
+        self.send(Request::ApplyInline);
+    }
+
+    pub fn cancel_inline(self) {
+        self.send(Request::CancelInline);
+    }
+
+    /// Checks a value typed for a call's attribute; `then` hears the problem, if any.
+    pub fn check_call_attribute(
+        self,
+        node: graft::ir::NodeId,
+        name: String,
+        value: String,
+        then: impl FnOnce(Option<String>) + 'static,
+    ) {
+        self.ask(Request::CheckCallAttribute(node, name, value), move |a| {
+            if let Answer::Problem(p) = a {
+                then(p);
+            }
+        });
+    }
+
+    /// Sets one attribute of a call from the call editor and specializes it; publishes
+    /// `specialize_ms`, from the edit to the redrawn canvas painted (the engine
+    /// publishes `specialize_edit_ms`, the edit itself).
+    pub fn set_call_attribute(self, node: graft::ir::NodeId, name: String, value: String) {
+        self.send_timed(
+            "specialize_ms",
+            Request::SetCallAttribute(node, name, value),
+        );
+    }
+
+    /// Specializes the call with `attributes` (the call editor), timed the same way.
+    pub fn specialize_call(self, node: graft::ir::NodeId, attributes: String) {
+        self.send_timed("specialize_ms", Request::SpecializeCall(node, attributes));
+    }
+
+    /// Why the last edit from `slot` of `target`'s editor was refused (tracked).
+    pub fn field_error(self, target: Target, slot: Slot) -> Option<String> {
+        self.messages.with(|m| {
+            m.field
+                .as_ref()
+                .filter(|f| f.at.target == target && f.at.slot == slot)
+                .map(|f| f.message.clone())
+        })
+    }
+
+    pub fn rename_node(self, node: NodeId, to: String) {
+        self.node_edit(Request::RenameNode(node, to));
+    }
+
+    pub fn set_attribute(self, node: NodeId, text: String) {
+        self.node_edit(Request::SetAttribute(node, text));
+    }
+
+    pub fn remove_attribute(self, node: NodeId, name: String) {
+        self.node_edit(Request::RemoveAttribute(node, name));
+    }
+
+    pub fn connect(self, node: NodeId, index: usize, value: String) {
+        self.node_edit(Request::Connect(node, index, value));
+    }
+
+    pub fn rename_output(self, node: NodeId, index: usize, to: String) {
+        self.node_edit(Request::RenameOutput(node, index, to));
+    }
+
+    /// Deletes the selected nodes (the Delete key, the editor's button).
+    pub fn delete_selected(self, reconnect: bool) {
+        if self.selected_nodes.get_untracked() > 0 {
+            self.node_edit(Request::DeleteSelected(reconnect));
+        }
+    }
+
+    pub fn add_after(self, node: NodeId, op: String) {
+        self.node_edit(Request::AddAfter(node, op));
+    }
+
+    pub fn rename_value(self, value: graft::ir::ValueId, to: String) {
+        self.node_edit(Request::RenameValue(value, to));
+    }
+
+    pub fn set_value_type(self, value: graft::ir::ValueId, ty: String) {
+        self.node_edit(Request::SetValueType(value, ty));
+    }
+
+    pub fn remove_terminal(self, value: graft::ir::ValueId, input: bool) {
+        self.node_edit(Request::RemoveTerminal(value, input));
+    }
+
+    pub fn add_graph_output(self, node: NodeId, index: usize) {
+        self.node_edit(Request::AddGraphOutput(node, index));
+    }
+
+    /// Replaces the initializer's data with the picked `.npy` file (read in the
+    /// engine).
+    pub fn set_initializer(self, value: graft::ir::ValueId, picked: PickedFiles) {
+        if !picked.is_empty() {
+            self.send_with(Request::SetInitializer(value), Some(picked));
+        }
+    }
+
+    pub fn add_graph_input(self, beside: graft::ir::ValueId, name: String, ty: String) {
+        self.node_edit(Request::AddGraphInput(beside, name, ty));
+    }
+
+    pub fn expand_standard(self, node: graft::ir::NodeId) {
+        self.send(Request::ExpandStandard(node));
+    }
+
+    pub fn use_overload(self, node: graft::ir::NodeId, overload: String) {
+        self.send(Request::UseOverload(node, overload));
+    }
+
+    pub fn library_inline_all(self, index: usize) {
+        self.send(Request::LibraryInlineAll(index));
+    }
+
+    pub fn library_specialize_all(self, index: usize) {
+        self.send(Request::LibrarySpecializeAll(index));
+    }
+
+    pub fn library_keep(self, index: usize, keep: bool) {
+        self.send(Request::LibraryKeep(index, keep));
+    }
+
+    pub fn library_delete(self, index: usize) {
+        self.send(Request::LibraryDelete(index));
+    }
+
+    pub fn library_rename(self, index: usize, to: String) {
+        self.send(Request::LibraryRename(index, to));
+    }
+}
