@@ -3641,3 +3641,70 @@ fn screenshots_of_an_if_a_run_and_the_dark_theme() {
         .unwrap();
     choose_theme(&app, "auto");
 }
+
+/// Colour by kind of op: each node's box has its kind's colour, the legend's swatch
+/// for that kind shows the same colour, in the light and the dark theme, and the
+/// kinds' colours differ.
+#[test]
+#[ignore = "browser tier: needs dist/ and Chromium; `cargo xtask test` runs it"]
+fn nodes_are_coloured_by_kind_of_op_with_a_legend_in_both_themes() {
+    let app = App::open();
+    app.wait("graph-ready");
+    app.click_css(&format!("{} summary", testid("kind-legend")));
+    let entries = app.browser.find_all(&testid("kind-legend-entry")).unwrap();
+    assert_eq!(entries.len(), 9);
+    let legend_text = app.text("kind-legend");
+    for label in [
+        "convolution and linear",
+        "activation",
+        "normalization",
+        "pooling",
+        "shape and indexing",
+        "arithmetic",
+        "control flow",
+        "function call",
+        "quantization",
+    ] {
+        assert!(legend_text.contains(label), "{label}: {legend_text}");
+    }
+    let pairs = |app: &App| {
+        app.browser
+            .execute(
+                "return [...document.querySelectorAll('[data-testid=kind-legend-entry]')].map(e => {
+                   const c = e.dataset.class;
+                   const swatch = getComputedStyle(e.querySelector('rect')).fill;
+                   const node = document.querySelector('[data-testid=graph] g.g-node.' + c + ' > rect.g-box');
+                   return [c, swatch, node ? getComputedStyle(node).fill : null];
+                 });",
+                vec![],
+            )
+            .unwrap()
+    };
+    for theme in ["light", "dark"] {
+        choose_theme(&app, theme);
+        let shown = pairs(&app);
+        let shown = shown.as_array().unwrap();
+        let drawn: Vec<_> = shown.iter().filter(|p| !p[2].is_null()).collect();
+        // The example has matrix products, activations, arithmetic, an If and calls.
+        for class in ["g-k-linear", "g-k-activation", "g-k-control", "g-call"] {
+            assert!(
+                drawn.iter().any(|p| p[0] == class),
+                "{theme}: {class} drawn: {shown:?}"
+            );
+        }
+        for p in &drawn {
+            assert_eq!(
+                p[1], p[2],
+                "{theme}: a node's fill is its legend's colour: {shown:?}"
+            );
+        }
+        let mut fills: Vec<String> = shown.iter().map(|p| p[1].to_string()).collect();
+        fills.sort();
+        fills.dedup();
+        assert!(
+            fills.len() >= 8,
+            "{theme}: the kinds' colours differ: {shown:?}"
+        );
+    }
+    choose_theme(&app, "auto");
+}

@@ -438,6 +438,9 @@ pub fn GraphPanel() -> impl IntoView {
                 <div class="overlay-legend-box" on:click=|e| e.stop_propagation() on:mousedown=|e| e.stop_propagation()>
                     <crate::run::OverlayLegend/>
                 </div>
+                <Show when=move || state.run.with(|r| r.as_ref().is_none_or(|r| r.overlay.is_none()))>
+                    <KindLegend/>
+                </Show>
                 <Show when=move || ready.get()>
                     <span data-testid="graph-ready" hidden></span>
                 </Show>
@@ -521,6 +524,38 @@ pub fn GraphPanel() -> impl IntoView {
                 </div>
             </aside>
         </div>
+    }
+}
+
+/// The key to the colours of the kinds of op (`graft::view::kind`), each swatch
+/// drawn with the canvas's own classes, so it is what the nodes show in either
+/// theme. Folded until opened; hidden while a run's values colour the graph.
+#[component]
+fn KindLegend() -> impl IntoView {
+    let rows = graft::view::kind::OpKind::ALL
+        .iter()
+        .map(|k| {
+            view! {
+                <li data-testid="kind-legend-entry" data-class=k.class()>
+                    // As markup: the box must be the group's own child, as on the canvas.
+                    <svg
+                        width="22"
+                        height="12"
+                        inner_html=format!(
+                            "<g class=\"g-node {}\"><rect class=\"g-box\" x=\"1\" y=\"1\" width=\"20\" height=\"10\" rx=\"2\"/></g>",
+                            k.class()
+                        )
+                    ></svg>
+                    {k.label()}
+                </li>
+            }
+        })
+        .collect_view();
+    view! {
+        <details class="kind-legend" data-testid="kind-legend" on:click=|e| e.stop_propagation() on:mousedown=|e| e.stop_propagation()>
+            <summary>"Colours"</summary>
+            <ul>{rows}</ul>
+        </details>
     }
 }
 

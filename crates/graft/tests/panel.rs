@@ -57,7 +57,10 @@ fn a_node_shows_its_types_attributes_and_editor() {
     let item = find(&model, &view, "b");
     let p = panel::properties(&model, &view, item).unwrap();
     assert_eq!(p.title, "LeakyRelu");
-    assert_eq!(p.kind, "operator");
+    assert_eq!(
+        p.kind, "activation",
+        "what kind of op it is, as its colour says"
+    );
     assert_eq!(p.inputs, ["a: float[N,3]"]);
     assert_eq!(p.outputs, ["b: float[N,3]"]);
     assert_eq!(p.attributes, [("alpha".to_string(), "0.2".to_string(), "")]);

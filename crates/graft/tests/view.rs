@@ -755,3 +755,90 @@ fn a_group_closed_by_collapse_all_is_drawn_at_its_closed_size() {
     assert_eq!(rects(&scene), rects(&fresh));
     assert!(check_geometry(&scene, "after collapse all").is_empty());
 }
+
+#[test]
+fn each_node_is_drawn_in_the_colour_of_its_kind_of_op() {
+    use graft::view::kind::{OpKind, op_kind};
+    // One op of each kind, a Constant (no kind) and a call.
+    let model = model_of(
+        r#"<ir_version: 10, opset_import: ["": 18, "my": 1]>
+main (float[1,3,8,8] x, float[4,3,3,3] w) => (float[1,4,3,3] y) {
+  [conv] c = Conv(x, w)
+  [norm] n = BatchNormalization(c, s, s, s, s)
+  [relu] r = Relu(n)
+  [pool] p = MaxPool <kernel_shape = [2, 2]> (r)
+  [quant] q = QuantizeLinear(p, s)
+  [dequant] d = DequantizeLinear(q, s)
+  [add] a = Add(d, d)
+  [shape] y0 = Reshape(a, t)
+  [call] y = my.Twice(y0)
+  [const] s = Constant <value = float[4] {1, 1, 1, 1}> ()
+  [target] t = Constant <value = int64[4] {1, 4, 3, 3}> ()
+}
+<domain: "my", opset_import: ["": 18]>
+Twice (v) => (w) {
+  w = Add(v, v)
+}"#,
+    );
+    let view = View::of_model(&model).unwrap();
+    let mut scene = Scene::new(view);
+    scene.layout(&model, &mut || false).unwrap();
+    let everything = Rect {
+        x: -1e6,
+        y: -1e6,
+        w: 2e6,
+        h: 2e6,
+    };
+    let svg = graft::view::svg::region(
+        &scene,
+        &model,
+        everything,
+        graft::view::svg::Detail::Full,
+        &[],
+        &|_| None,
+    );
+    let class_of = |name: &str| {
+        let at = svg
+            .find(&format!("data-name=\"{name}\""))
+            .unwrap_or_else(|| panic!("{name} is drawn"));
+        let start = svg[..at].rfind("class=\"").unwrap() + 7;
+        svg[start..at].split('"').next().unwrap().to_string()
+    };
+    for (name, kind) in [
+        ("conv", "g-k-linear"),
+        ("norm", "g-k-norm"),
+        ("relu", "g-k-activation"),
+        ("pool", "g-k-pool"),
+        ("quant", "g-k-quant"),
+        ("dequant", "g-k-quant"),
+        ("add", "g-k-arith"),
+        ("shape", "g-k-shape"),
+        ("call", "g-call"),
+    ] {
+        let class = class_of(name);
+        assert!(class.split(' ').any(|c| c == kind), "{name}: {class}");
+    }
+    assert_eq!(
+        class_of("const"),
+        "g-node",
+        "a Constant keeps the plain box"
+    );
+    // Every kind has its own class and label, and the style sheet colours each.
+    let mut classes: Vec<&str> = OpKind::ALL.iter().map(|k| k.class()).collect();
+    classes.sort();
+    classes.dedup();
+    assert_eq!(classes.len(), OpKind::ALL.len());
+    for k in OpKind::ALL {
+        assert!(
+            graft::view::svg::STYLE.contains(&format!(".{}", k.class())),
+            "{k:?} is coloured"
+        );
+    }
+    assert_eq!(op_kind("ai.onnx", "If"), Some(OpKind::ControlFlow));
+    assert_eq!(op_kind("com.microsoft", "FusedConv"), Some(OpKind::Linear));
+    assert_eq!(
+        op_kind("my.domain", "Conv"),
+        None,
+        "another domain's Conv is not ONNX's"
+    );
+}

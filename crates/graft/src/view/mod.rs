@@ -21,6 +21,7 @@
 
 mod build;
 mod follow;
+pub mod kind;
 pub mod modules;
 pub mod panel;
 pub mod scene;

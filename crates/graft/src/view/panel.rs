@@ -30,7 +30,9 @@ pub fn properties(model: &Model, view: &View, item: ItemId) -> Option<Properties
             } else if it.is_group {
                 "control flow".into()
             } else {
-                "operator".into()
+                crate::view::kind::op_kind(n.domain(), n.op_type())
+                    .map_or("operator", |k| k.label())
+                    .into()
             };
             p.domain = crate::ir::normalize_domain(n.domain()).to_string();
             p.inputs = n.inputs.iter().map(value_name).collect();

@@ -35,8 +35,8 @@ impl Detail {
 }
 
 /// The style sheet the drawing's classes use (light theme; the app overrides
-/// colours for its dark theme). What a node is (an op, a group, a call, an input)
-/// sets its colours in the layer `graft-kind`; what is shown about it (a search hit,
+/// colours for its dark theme). What a node is (an op of a kind, `kind::OpKind`, a
+/// group, a call, an input) sets its colours in the layer `graft-kind`; what is shown about it (a search hit,
 /// a new node, a problem, a run's heat, a comparison's mark) is unlayered, so it
 /// always wins over its kind and the theme, whatever the selectors' weights. Group
 /// frames are solid: a dashed outline around a group thousands of pixels tall costs
@@ -47,6 +47,14 @@ pub const STYLE: &str = "\
 .g-node rect{fill:#fff;stroke:#5b6b7f;stroke-width:1}\
 .g-node.g-group rect.g-frame{fill:#f3f6fa;stroke:#8a9bb0}\
 .g-node.g-call rect{fill:#eef4ff;stroke:#3b6fd8}\
+.g-node.g-k-linear>rect.g-box{fill:#f8dccb;stroke:#d55e00}\
+.g-node.g-k-activation>rect.g-box{fill:#fcebc6;stroke:#e69f00}\
+.g-node.g-k-norm>rect.g-box{fill:#cfeee3;stroke:#009e73}\
+.g-node.g-k-pool>rect.g-box{fill:#ddf0fb;stroke:#56b4e9}\
+.g-node.g-k-shape>rect.g-box{fill:#fbf7cc;stroke:#9c9200}\
+.g-node.g-k-arith>rect.g-box{fill:#f4e0ec;stroke:#cc79a7}\
+.g-node.g-k-control>rect.g-box{fill:#e6e6e6;stroke:#555}\
+.g-node.g-k-quant>rect.g-box{fill:#fff;stroke:#000;stroke-dasharray:4 2}\
 .g-node.g-io rect{fill:#f4f0e6;stroke:#a08850}\
 .g-t{font:600 12px sans-serif;fill:#1b2430}\
 .g-s{font:10px sans-serif;fill:#4a5566}\
@@ -132,6 +140,7 @@ pub fn region(
         item(
             &mut out,
             scene,
+            model,
             p,
             detail,
             selected.contains(&p.item),
@@ -248,6 +257,7 @@ fn arrowhead(out: &mut String, points: &[graft_layout::Point]) {
 fn item(
     out: &mut String,
     scene: &Scene,
+    model: &crate::ir::Model,
     p: &Placed,
     detail: Detail,
     hit: bool,
@@ -263,6 +273,13 @@ fn item(
         ItemKind::Node {
             callee: Some(_), ..
         } => class.push_str(" g-call"),
+        ItemKind::Node { node, callee: None } => {
+            let n = model.node(node);
+            if let Some(kind) = super::kind::op_kind(n.domain(), n.op_type()) {
+                class.push(' ');
+                class.push_str(kind.class());
+            }
+        }
         _ => {}
     }
     let open = item.is_group && item.expanded;
