@@ -432,6 +432,29 @@ fn refused_edits_change_nothing() {
                   {"edit": "rename_node", "graph": "main", "node": 99, "to": "n"}]"#;
     let e = replay(&mut m, log).unwrap_err().to_string();
     assert!(e.contains("edit 2 of the log"), "{e}");
+    assert_eq!(text(&m), before, "a log applies whole or not at all");
+}
+
+#[test]
+fn replay_holds_each_edit_to_inference_as_the_host_does() {
+    // Softmax's axis out of its input's rank: onnx's full check rejects it through
+    // shape inference, and so does a replayed log, naming the edit.
+    let mut m = graft::text::parse_model(
+        r#"<ir_version: 10, opset_import: ["": 18]>
+main (float[2,3] x) => (float[2,3] y) {
+  [sm] y = Softmax <axis = 1> (x)
+}"#,
+    )
+    .unwrap()
+    .model;
+    let before = text(&m);
+    let log = r#"[{"edit": "rename_node", "graph": "main", "node": 0, "to": "soft"},
+                  {"edit": "set_attribute", "graph": "main", "node": 0, "attribute": "axis = 7"}]"#;
+    let e = replay(&mut m, log).unwrap_err().to_string();
+    assert!(e.contains("edit 2 of the log") && e.contains("axis"), "{e}");
+    assert_eq!(text(&m), before);
+    let ok = r#"[{"edit": "set_attribute", "graph": "main", "node": 0, "attribute": "axis = -1"}]"#;
+    assert_eq!(replay(&mut m, ok), Ok(1));
 }
 
 #[test]

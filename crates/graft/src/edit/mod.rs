@@ -549,21 +549,24 @@ pub fn undo(model: &mut Model, undo: Undo) {
     apply::undo(model, undo);
 }
 
-/// Applies a JSON log (an array of edits, as [`History::log_json`] writes) in order;
-/// on the first refused edit, stops with its position and error (the edits before
-/// it stay applied).
+/// Applies a JSON log (an array of edits, as [`History::log_json`] writes) as the
+/// document host does ([`crate::host::Command::Log`]): every edit held to the checker
+/// and to inference, all or none. On the first refused edit the model is as it was,
+/// and the error names the edit's position.
 pub fn replay(model: &mut Model, json: &str) -> Result<usize, EditError> {
     let edits: Vec<Edit> = serde_json::from_str(json)
         .map_err(|e| EditError::new(Field::Edit, format!("the edit log: {e}")))?;
-    let mut checked = Checked::new(model);
-    for (k, e) in edits.iter().enumerate() {
-        e.resolve(model)
-            .and_then(|change| held_to_checker(model, &change, &mut checked))
-            .map_err(|e| {
-                EditError::new(e.field, format!("edit {} of the log: {}", k + 1, e.message))
-            })?;
+    let mut host = crate::host::Host::open(std::mem::take(model), Vec::new());
+    let applied = host.apply(crate::host::Command::Log(edits));
+    *model = host.into_model();
+    match applied {
+        Ok(applied) => Ok(applied.edits),
+        Err(crate::host::EngineError::InLog { index, error }) => Err(EditError::new(
+            error.field,
+            format!("edit {} of the log: {}", index + 1, error.message),
+        )),
+        Err(e) => Err(EditError::new(Field::Edit, e.to_string())),
     }
-    Ok(edits.len())
 }
 
 /// Undo and redo over a model's edits, without a fixed limit.
