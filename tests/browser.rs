@@ -3444,6 +3444,20 @@ fn a_real_models_run_gets_named_defaults_typed_values_and_a_link_to_the_failing_
         "{lo} {hi}"
     );
     assert!(top.parse::<u64>().is_ok_and(|n| n >= 1), "{top}");
+    // "use random" sets sr's default aside, and the tab offers it back.
+    app.click_css(&format!(
+        "[data-testid=\"run-input\"][data-name=\"sr\"] button[title^=\"Use a seeded random\"]"
+    ));
+    wait_until(e2e::TIMEOUT, "sr random", || {
+        Ok(Some(source("sr")).filter(|s| s == "random"))
+    })
+    .unwrap_or_else(|e| panic!("{e}\n{}", app.diagnosis()));
+    assert_eq!(app.text("run-input-default"), "use 16000, its default");
+    app.click("run-input-default");
+    wait_until(e2e::TIMEOUT, "sr 16000 again", || {
+        Ok(Some(source("sr")).filter(|s| s.starts_with("16000: from its name")))
+    })
+    .unwrap_or_else(|e| panic!("{e}\n{}", app.diagnosis()));
 }
 
 /// The side panel: the selection's properties stay at the top whatever the lists

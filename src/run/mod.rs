@@ -191,6 +191,15 @@ fn contents(state: AppState, v: RunView) -> impl IntoView {
                 (None, None, _) => view! { <span class="run-source" data-testid="run-input-source">"random"</span> }.into_any(),
             };
             let typed = input.fill.clone().filter(|_| input.given.is_none()).unwrap_or_default();
+            let back = input.default.clone().map(|d| {
+                let name = name.clone();
+                view! {
+                    " "
+                    <button class="link" data-testid="run-input-default" title="Give it the value its name makes obvious again" on:click=move |_| state.set_run_fill(name.clone(), String::new())>
+                        {format!("use {d}, its default")}
+                    </button>
+                }
+            });
             view! {
                 <tr data-testid="run-input" data-name=name.clone()>
                     <td class="run-name">{name.clone()}</td>
@@ -205,7 +214,7 @@ fn contents(state: AppState, v: RunView) -> impl IntoView {
                             on:change=move |e| state.set_run_fill(fill.clone(), event_target_value(&e))
                         />
                     </td>
-                    <td>{source}</td>
+                    <td>{source}{back}</td>
                     <td>
                         <label class="link" title="Give this input a NumPy .npy file's array">
                             ".npy…"

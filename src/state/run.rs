@@ -135,6 +135,9 @@ pub struct RunInput {
     pub fill: Option<String>,
     /// Why it is filled so when the user did not say (`values::default_fill`).
     pub why: Option<String>,
+    /// The value its name makes obvious, while the user has set it aside (random, a
+    /// typed value, a file): the Run tab offers it back.
+    pub default: Option<String>,
 }
 
 /// The last run's outputs.
@@ -288,12 +291,17 @@ impl Session {
                         Some((v, why)) => (Some(v.to_string()), why),
                         None => (None, None),
                     };
+                    let given = r.given.get(&s.name).map(|g| g.label.clone());
+                    let default = values::default_fill(&s.name, s.data_type)
+                        .filter(|_| why.is_none() || given.is_some())
+                        .map(|(v, _)| v.to_string());
                     RunInput {
                         name: s.name.clone(),
                         declared: declared(&s.name),
-                        given: r.given.get(&s.name).map(|g| g.label.clone()),
+                        given,
                         fill,
                         why: why.map(str::to_string),
+                        default,
                     }
                 })
                 .collect(),

@@ -336,11 +336,16 @@ main (float[N] x, int64 sr, float[2] state) => (float[N] y) {
         Some("Input sr: `1.5` is not a whole number, as int64 needs.")
     );
     assert_eq!(input(&session, "sr").fill.as_deref(), Some("16000"));
-    // "use random" sets the default aside; an empty field brings it back.
+    // "use random" sets the default aside, and the tab offers it back; an empty
+    // field (what "use 16000, its default" sends) brings it back.
+    assert_eq!(input(&session, "sr").default, None);
     session.clear_run_input("sr");
-    assert_eq!(input(&session, "sr").fill, None);
+    let sr = input(&session, "sr");
+    assert_eq!((sr.fill, sr.default.as_deref()), (None, Some("16000")));
     session.set_run_fill("sr", " ");
-    assert_eq!(input(&session, "sr").fill.as_deref(), Some("16000"));
+    let sr = input(&session, "sr");
+    assert_eq!((sr.fill.as_deref(), sr.default), (Some("16000"), None));
+    assert_eq!(input(&session, "x").default, None, "no name, no default");
     // A run that fails inside a node names it, and the Run tab links to it while
     // that error shows.
     let plan = session.plan_run().expect("a plan");
