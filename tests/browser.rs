@@ -3445,9 +3445,9 @@ fn a_real_models_run_gets_named_defaults_typed_values_and_a_link_to_the_failing_
     );
     assert!(top.parse::<u64>().is_ok_and(|n| n >= 1), "{top}");
     // "use random" sets sr's default aside, and the tab offers it back.
-    app.click_css(&format!(
-        "[data-testid=\"run-input\"][data-name=\"sr\"] button[title^=\"Use a seeded random\"]"
-    ));
+    app.click_css(
+        "[data-testid=\"run-input\"][data-name=\"sr\"] button[title^=\"Use a seeded random\"]",
+    );
     wait_until(e2e::TIMEOUT, "sr random", || {
         Ok(Some(source("sr")).filter(|s| s == "random"))
     })
