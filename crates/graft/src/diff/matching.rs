@@ -574,11 +574,7 @@ pub(super) fn inlined(
                 Some((p, _)) if !to.nodes.contains_key(&p) && !claimed.contains(&p) => {
                     if seen.insert(p) {
                         region.push(p);
-                        // What it reads: its inputs, and what its subgraphs capture.
-                        stack.extend(tm.node(p).inputs.iter().flatten().copied());
-                        for g in tm.node(p).subgraphs() {
-                            stack.extend(tm.free_values(g));
-                        }
+                        stack.extend(tm.node_reads(p));
                     }
                 }
                 _ => {

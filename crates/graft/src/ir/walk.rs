@@ -157,6 +157,37 @@ impl Model {
         self.all_roots().flat_map(|r| self.nodes_under(r))
     }
 
+    /// What node `n` reads: its inputs, then the outer-scope values its subgraphs read
+    /// (what they capture), each once, in that order. The one definition: the view's
+    /// edges, outlining and the diff's regions use it.
+    pub fn node_reads(&self, n: NodeId) -> Vec<ValueId> {
+        let mut out = Vec::new();
+        self.node_reads_into(n, &mut out);
+        out
+    }
+
+    /// [`Model::node_reads`] into `out` (cleared first), so a loop over many nodes
+    /// reuses one buffer.
+    pub fn node_reads_into(&self, n: NodeId, out: &mut Vec<ValueId>) {
+        out.clear();
+        let node = &self.nodes[n];
+        for &v in node.inputs.iter().flatten() {
+            if !out.contains(&v) {
+                out.push(v);
+            }
+        }
+        if !node.has_subgraphs() {
+            return;
+        }
+        for g in node.subgraphs() {
+            for v in self.free_values(g) {
+                if !out.contains(&v) {
+                    out.push(v);
+                }
+            }
+        }
+    }
+
     /// The values that nodes of the scope tree under `graph` read from outside it (its
     /// free values), each as often as it is read. Undefined names are not free values.
     pub fn free_values(&self, graph: GraphId) -> impl Iterator<Item = ValueId> + '_ {

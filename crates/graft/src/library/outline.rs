@@ -18,16 +18,6 @@ use crate::ir::{
 
 use crate::ir::{Names, is_identifier};
 
-/// What node `n` reads: its inputs and the outer values its subgraphs read.
-fn reads(model: &Model, n: NodeId) -> Vec<ValueId> {
-    let node = model.node(n);
-    let mut out: Vec<ValueId> = node.inputs.iter().flatten().copied().collect();
-    for g in node.subgraphs() {
-        out.extend(model.free_values(g));
-    }
-    out
-}
-
 /// Reads `DOMAIN.NAME` (the name after the last dot) as the key of a new function of
 /// `model`, with the rules [`outline`] applies: the app checks a name as it is typed.
 pub fn new_function_key(model: &Model, text: &str) -> Result<FunctionKey, LibraryError> {
@@ -112,7 +102,7 @@ pub fn outline(
     let mut tainted: HashSet<NodeId, FxBuild> = HashSet::default();
     let mut node_reads: FxMap<NodeId, Vec<ValueId>> = FxMap::default();
     for &n in &order {
-        let r = reads(model, n);
+        let r = model.node_reads(n);
         let from = |v: &ValueId| producer.get(v).copied();
         if selected.contains(&n) {
             if let Some(v) = r

@@ -336,7 +336,7 @@ impl View {
         let mut consumes = Vec::new();
         let mut reads = Vec::new();
         for &n in &members {
-            reads_into(model, n, &mut reads);
+            model.node_reads_into(n, &mut reads);
             for &v in &reads {
                 let mark = &mut self.marks[v.index()];
                 if *mark == produced {
@@ -384,7 +384,7 @@ impl View {
             let mut counts = vec![0u32; model.values.len()];
             let mut reads = Vec::new();
             for &n in &model.graph(graph).nodes {
-                reads_into(model, n, &mut reads);
+                model.node_reads_into(n, &mut reads);
                 for v in &reads {
                     if let Some(c) = counts.get_mut(v.index()) {
                         *c += 1;
@@ -517,7 +517,7 @@ impl View {
             });
         }
         let mut seen: Set<ValueId> = Set::default();
-        for v in node_reads(model, n) {
+        for v in model.node_reads(n) {
             if is_weight(model, v) {
                 item.weights.push(self.weight_text(model, v));
             } else if seen.insert(v) {
@@ -728,36 +728,6 @@ fn partition(model: &Model, nodes: &[NodeId], mut depth: u32) -> (Vec<Entry>, u3
         })
         .collect();
     (entries, depth)
-}
-
-/// The values a node reads: its inputs, then the outer-scope values its subgraphs
-/// read (values defined outside the node), without duplicates.
-pub(crate) fn node_reads(model: &Model, n: NodeId) -> Vec<ValueId> {
-    let mut out = Vec::new();
-    reads_into(model, n, &mut out);
-    out
-}
-
-/// [`node_reads`] into `out` (cleared first), so a loop over many nodes reuses one
-/// buffer.
-fn reads_into(model: &Model, n: NodeId, out: &mut Vec<ValueId>) {
-    out.clear();
-    let node = model.node(n);
-    for &v in node.inputs.iter().flatten() {
-        if !out.contains(&v) {
-            out.push(v);
-        }
-    }
-    if !node.has_subgraphs() {
-        return;
-    }
-    for g in node.subgraphs() {
-        for v in model.free_values(g) {
-            if !out.contains(&v) {
-                out.push(v);
-            }
-        }
-    }
 }
 
 fn is_weight(model: &Model, v: ValueId) -> bool {
