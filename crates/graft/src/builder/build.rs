@@ -79,19 +79,17 @@ pub(super) fn build_model(
         .map(|(&v, (n, _))| (v, *n))
         .chain(output_ids.iter().zip(outputs).map(|(&v, (n, _))| (v, *n)))
         .collect();
-    let mut used: HashSet<String> = m.values.iter().map(|(_, v)| v.name.clone()).collect();
+    let mut names = crate::ir::Names::taking(
+        m.values
+            .iter()
+            .map(|(_, v)| v.name.as_str())
+            .chain(wanted.values().copied()),
+    );
     let ids: Vec<ValueId> = m.values.iter().map(|(id, _)| id).collect();
     for id in ids {
         let name = m.values[id].name.clone();
         if !wanted.contains_key(&id) && wanted.values().any(|w| *w == name) {
-            let mut k = 2;
-            let mut fresh = format!("{name}_{k}");
-            while used.contains(&fresh) || wanted.values().any(|w| *w == fresh) {
-                k += 1;
-                fresh = format!("{name}_{k}");
-            }
-            used.insert(fresh.clone());
-            m.values[id].name = fresh;
+            m.values[id].name = names.fresh(&name);
         }
     }
     for (&v, name) in &wanted {

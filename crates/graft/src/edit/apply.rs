@@ -621,29 +621,19 @@ fn add_node(model: &mut Model, undo: &mut Vec<Restore>, change: &Change) -> Resu
         Some(k) => k,
         None => after,
     };
-    let mut taken = names_in_tree(model, g);
+    let taken = names_in_tree(model, g);
     let mut out_names = Vec::new();
     if outputs.is_empty() {
         let count = schema.map_or(1, |s| s.min_outputs.max(1));
         let base = crate::ir::snake_case(op_type);
         let base = base.trim_end_matches('_');
+        let mut names = crate::ir::Names::taking(taken.iter().map(String::as_str));
         for k in 0..count {
-            let mut j = 1;
-            let mut candidate = if count == 1 {
-                base.to_string()
+            out_names.push(if count == 1 {
+                names.fresh(base)
             } else {
-                format!("{base}_out{k}")
-            };
-            while taken.contains(&candidate) {
-                j += 1;
-                candidate = if count == 1 {
-                    format!("{base}_{j}")
-                } else {
-                    format!("{base}_{j}_out{k}")
-                };
-            }
-            taken.insert(candidate.clone());
-            out_names.push(candidate);
+                names.fresh_owned(format!("{base}_out{k}"))
+            });
         }
     } else {
         for o in outputs {
