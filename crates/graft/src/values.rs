@@ -10,6 +10,7 @@ use std::collections::BTreeMap;
 use bytes::Bytes;
 use serde::{Deserialize, Serialize};
 
+pub use crate::edit::npy_bytes;
 use crate::ir::{
     DimValue, GraphId, GraphOwner, Model, NodeId, Tensor, TypeValue, ValueId, ValueInfo, dtype,
 };
@@ -827,54 +828,4 @@ pub fn max_abs_difference(
         };
         m.max(d)
     }))
-}
-
-/// A `.npy` file (version 1.0, C order) holding `t`.
-pub fn npy_bytes(t: &Tensor) -> Result<Vec<u8>, String> {
-    let descr = match t.data_type() {
-        dtype::FLOAT => "<f4",
-        dtype::DOUBLE => "<f8",
-        dtype::FLOAT16 => "<f2",
-        dtype::INT64 => "<i8",
-        dtype::INT32 => "<i4",
-        dtype::INT16 => "<i2",
-        dtype::INT8 => "|i1",
-        dtype::UINT64 => "<u8",
-        dtype::UINT32 => "<u4",
-        dtype::UINT16 => "<u2",
-        dtype::UINT8 => "|u1",
-        dtype::BOOL => "|b1",
-        other => {
-            return Err(format!(
-                "{} cannot be saved as .npy",
-                dtype::name(other).unwrap_or("?")
-            ));
-        }
-    };
-    let raw = t
-        .raw_data
-        .as_ref()
-        .ok_or("the tensor's values are not in raw_data")?;
-    let shape = match t.dims.as_slice() {
-        [one] => format!("({one},)"),
-        dims => format!(
-            "({})",
-            dims.iter()
-                .map(i64::to_string)
-                .collect::<Vec<_>>()
-                .join(", ")
-        ),
-    };
-    let mut header = format!("{{'descr': '{descr}', 'fortran_order': False, 'shape': {shape}, }}");
-    // Magic (6) + version (2) + length (2) + header + newline, padded to 64 bytes.
-    let total = (10 + header.len() + 1).div_ceil(64) * 64;
-    while 10 + header.len() + 1 < total {
-        header.push(' ');
-    }
-    header.push('\n');
-    let mut out = b"\x93NUMPY\x01\x00".to_vec();
-    out.extend((header.len() as u16).to_le_bytes());
-    out.extend(header.as_bytes());
-    out.extend_from_slice(raw);
-    Ok(out)
 }

@@ -78,7 +78,7 @@ use crate::ir::{Model, Touched};
 
 pub use apply::Undo;
 pub use change::{Change, live_node, live_value, read_attributes, read_type, visible_value};
-pub use npy::{base64_encode, npy_tensor};
+pub use npy::{base64_encode, npy_bytes, npy_tensor};
 pub use path::{graph_path, resolve_path};
 
 /// One change to a model. See the module documentation for the addressing.

@@ -1,4 +1,5 @@
-//! What an edit log carries as text: base64, and `.npy` arrays read into tensors.
+//! What an edit log carries as text: base64; and `.npy` arrays, read into tensors and
+//! written from them (one table of NumPy's element types for both).
 
 use bytes::Bytes;
 
@@ -23,6 +24,22 @@ pub fn base64_encode(bytes: &[u8]) -> String {
     use base64::Engine;
     BASE64.encode(bytes)
 }
+
+/// NumPy's element types (`descr`) with the ONNX type and the size of an element.
+const DESCRS: [(&str, i32, usize); 12] = [
+    ("<f4", dtype::FLOAT, 4),
+    ("<f8", dtype::DOUBLE, 8),
+    ("<f2", dtype::FLOAT16, 2),
+    ("<i8", dtype::INT64, 8),
+    ("<i4", dtype::INT32, 4),
+    ("<i2", dtype::INT16, 2),
+    ("|i1", dtype::INT8, 1),
+    ("<u8", dtype::UINT64, 8),
+    ("<u4", dtype::UINT32, 4),
+    ("<u2", dtype::UINT16, 2),
+    ("|u1", dtype::UINT8, 1),
+    ("|b1", dtype::BOOL, 1),
+];
 
 /// A tensor from a NumPy `.npy` file (C order, little-endian or byte-sized types).
 pub fn npy_tensor(bytes: &[u8]) -> Result<Tensor, String> {
@@ -70,21 +87,10 @@ pub fn npy_tensor(bytes: &[u8]) -> Result<Tensor, String> {
         .filter(|s| !s.is_empty())
         .map(|s| s.parse::<i64>().map_err(|_| format!("shape entry {s:?}")))
         .collect::<Result<_, _>>()?;
-    let (data_type, size) = match descr {
-        "<f4" => (dtype::FLOAT, 4),
-        "<f8" => (dtype::DOUBLE, 8),
-        "<f2" => (dtype::FLOAT16, 2),
-        "<i8" => (dtype::INT64, 8),
-        "<i4" => (dtype::INT32, 4),
-        "<i2" => (dtype::INT16, 2),
-        "|i1" => (dtype::INT8, 1),
-        "<u8" => (dtype::UINT64, 8),
-        "<u4" => (dtype::UINT32, 4),
-        "<u2" => (dtype::UINT16, 2),
-        "|u1" => (dtype::UINT8, 1),
-        "|b1" => (dtype::BOOL, 1),
-        other => return Err(format!("element type {other:?} is not supported")),
-    };
+    let &(_, data_type, size) = DESCRS
+        .iter()
+        .find(|(d, _, _)| *d == descr)
+        .ok_or_else(|| format!("element type {descr:?} is not supported"))?;
     let count = dims.iter().try_fold(1usize, |acc, &d| {
         usize::try_from(d).ok().and_then(|d| acc.checked_mul(d))
     });
@@ -103,4 +109,44 @@ pub fn npy_tensor(bytes: &[u8]) -> Result<Tensor, String> {
         raw_data: Some(Bytes::copy_from_slice(data)),
         ..Tensor::default()
     })
+}
+
+/// A `.npy` file (version 1.0, C order) holding `t`.
+pub fn npy_bytes(t: &Tensor) -> Result<Vec<u8>, String> {
+    let descr = DESCRS
+        .iter()
+        .find(|(_, ty, _)| *ty == t.data_type())
+        .map(|(d, _, _)| *d)
+        .ok_or_else(|| {
+            format!(
+                "{} cannot be saved as .npy",
+                dtype::name(t.data_type()).unwrap_or("?")
+            )
+        })?;
+    let raw = t
+        .raw_data
+        .as_ref()
+        .ok_or("the tensor's values are not in raw_data")?;
+    let shape = match t.dims.as_slice() {
+        [one] => format!("({one},)"),
+        dims => format!(
+            "({})",
+            dims.iter()
+                .map(i64::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    };
+    let mut header = format!("{{'descr': '{descr}', 'fortran_order': False, 'shape': {shape}, }}");
+    // Magic (6) + version (2) + length (2) + header + newline, padded to 64 bytes.
+    let total = (10 + header.len() + 1).div_ceil(64) * 64;
+    while 10 + header.len() + 1 < total {
+        header.push(' ');
+    }
+    header.push('\n');
+    let mut out = b"\x93NUMPY\x01\x00".to_vec();
+    out.extend((header.len() as u16).to_le_bytes());
+    out.extend(header.as_bytes());
+    out.extend_from_slice(raw);
+    Ok(out)
 }
