@@ -22,7 +22,10 @@ struct Scope {
     collisions: Vec<(u64, ValueId)>,
 }
 
-/// Keys are hashes already.
+/// Keys are hashes already: the identity. (hashbrown's `HashTable` would hold the
+/// ids without it and without the collisions list, but it rehashes through a
+/// closure that must read every name from the arena, which a scope's inserts do not
+/// carry; this keeps std's map and one line of hasher.)
 #[derive(Default)]
 struct KeyHasher(u64);
 

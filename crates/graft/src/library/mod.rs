@@ -251,10 +251,12 @@ pub fn inline_calls(model: &mut Model, which: &Which) -> Result<InlineCallsRepor
             overload: String::new(),
         }));
     }
-    // Recursion: a chosen function that reaches itself through calls.
-    for (key, f) in functions.iter() {
-        if chosen(key) && reaches_itself(model, &functions, f) {
-            return Err(LibraryError::Recursion(key.clone()));
+    // Recursion: a chosen function that reaches itself through calls, the first in
+    // file order (not the index's hash order, so the message is the same everywhere).
+    for &f in &model.functions {
+        let key = model.function(f).key();
+        if functions.get(&key) == Some(f) && chosen(&key) && reaches_itself(model, &functions, f) {
+            return Err(LibraryError::Recursion(key));
         }
     }
 
