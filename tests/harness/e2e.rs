@@ -68,6 +68,16 @@ impl App {
         .unwrap_or_else(|e| panic!("{e}\n{}", self.diagnosis()));
     }
 
+    /// Sends `keys` to the first element `css` selects, looking again if a redraw
+    /// replaced it, as [`App::click_css`] does.
+    pub fn keys_css(&self, css: &str, keys: &str) {
+        wait_until(TIMEOUT, &format!("typing into {css}"), || {
+            let element = self.browser.wait_for(css, TIMEOUT)?;
+            unless_stale(self.browser.send_keys(&element, keys))
+        })
+        .unwrap_or_else(|e| panic!("{e}\n{}", self.diagnosis()));
+    }
+
     /// The element with `data-testid` = `id` now, if it is on the page.
     pub fn get(&self, id: &str) -> Option<Element> {
         self.browser.by_testid(id).unwrap_or_else(|e| panic!("{e}"))
@@ -75,21 +85,17 @@ impl App {
 
     /// The text of the element with `data-testid` = `id`, waiting for it to appear.
     pub fn text(&self, id: &str) -> String {
-        let element = self.wait(id);
-        self.browser
-            .text(&element)
-            .unwrap_or_else(|e| panic!("{e}"))
+        self.text_css(&testid(id))
     }
 
-    /// The text of the first element `css` selects, waiting for it to appear.
+    /// The text of the first element `css` selects, waiting for it to appear. A redraw
+    /// that replaces the element between finding and reading it means "look again".
     pub fn text_css(&self, css: &str) -> String {
-        let element = self
-            .browser
-            .wait_for(css, TIMEOUT)
-            .unwrap_or_else(|e| panic!("{e}"));
-        self.browser
-            .text(&element)
-            .unwrap_or_else(|e| panic!("{e}"))
+        wait_until(TIMEOUT, &format!("the text of {css}"), || {
+            let element = self.browser.wait_for(css, TIMEOUT)?;
+            unless_stale(self.browser.text(&element))
+        })
+        .unwrap_or_else(|e| panic!("{e}\n{}", self.diagnosis()))
     }
 
     /// The number a count shows (its `data-value`).
