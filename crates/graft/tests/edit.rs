@@ -1294,3 +1294,45 @@ fn a_log_applies_whole_or_not_at_all() {
     assert_eq!(h.log().len(), 2);
     assert!(!h.can_redo());
 }
+
+/// The doc string of the model, the main graph, an If body, a function and nodes
+/// in each: set, undone, redone and replayed; `""` removes one; a node past the
+/// graph's end is refused at `node`.
+#[test]
+fn doc_strings_of_the_model_a_graph_a_function_and_a_node() {
+    let doc = |graph: &str, node: Option<usize>, doc: &str| Edit::SetDocString {
+        graph: graph.into(),
+        node,
+        doc: doc.into(),
+    };
+    let places = [
+        ("", None),
+        ("main", None),
+        ("main/2.then_branch", None),
+        ("fn:local.Scale", None),
+        ("main", Some(1)),
+        ("main/2.then_branch", Some(0)),
+        ("fn:local.Scale", Some(1)),
+    ];
+    for (k, (graph, node)) in places.into_iter().enumerate() {
+        let said = format!("what place {k} does");
+        let documented = round(doc(graph, node, &said), &[&said]);
+        // The doc string is where the edit names it, and nowhere else.
+        let text = text(&documented);
+        assert_eq!(text.matches(&said).count(), 1, "{text}");
+        let bytes = graft::export(&documented, &Default::default()).unwrap();
+        let kept = graft::import(bytes.into()).unwrap().model;
+        assert!(graft::text::print_model(&kept).contains(&said));
+        round_on(documented, doc(graph, node, ""), &[]);
+    }
+    let described = |edit: &Edit| graft::edit::describe_in(&model(), edit);
+    assert_eq!(described(&doc("", None, "x")), "Document the model");
+    assert_eq!(
+        described(&doc("main", Some(1), "x")),
+        "Document node 1 (Relu)"
+    );
+    let mut m = model();
+    let e = graft::edit::apply(&mut m, &doc("main", Some(9), "x")).unwrap_err();
+    assert_eq!(e.field, graft::edit::Field::Node, "{e}");
+    assert_eq!(text(&m), text(&model()));
+}

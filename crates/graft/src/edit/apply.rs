@@ -29,6 +29,7 @@ pub(super) enum Restore {
     /// What an inlined model appended ([`crate::inline::InlineUndo`]).
     Inline(crate::inline::InlineUndo),
     Model(Box<Model>),
+    Doc(super::change::Documented, Option<String>),
 }
 
 impl Undo {
@@ -65,6 +66,11 @@ impl Undo {
                     t.node(*n);
                     t.attributes.push(*n);
                 }
+                Restore::Doc(super::change::Documented::Node(n), _) => {
+                    t.node(*n);
+                    t.attributes.push(*n);
+                }
+                Restore::Doc(..) => {}
                 Restore::NodeName(n, _) => {
                     t.node(*n);
                     t.renamed.push(*n);
@@ -124,6 +130,7 @@ pub(super) fn undo(model: &mut Model, undo: Undo) {
             Restore::NodeInputs(n, list) => model.nodes[n].inputs = list,
             Restore::NodeAttributes(n, list) => model.nodes[n].attributes = list,
             Restore::NodeName(n, name) => model.nodes[n].name = name,
+            Restore::Doc(of, doc) => *doc_of(model, of) = doc,
             Restore::ValueName(v, name) => model.values[v].name = name,
             Restore::Inputs(g, list) => model.graphs[g].inputs = list,
             Restore::Outputs(g, list) => model.graphs[g].outputs = list,
@@ -527,6 +534,11 @@ pub(super) fn apply(model: &mut Model, change: &Change) -> Result<Undo, EditErro
                 ..tensor
             };
         }
+        Change::SetDocString { of, doc } => {
+            let to = (!doc.is_empty()).then(|| doc.clone());
+            let old = std::mem::replace(doc_of(model, *of), to);
+            undo.push(Restore::Doc(*of, old));
+        }
         Change::Specialize { .. }
         | Change::SpecializeAll { .. }
         | Change::UseOverload { .. }
@@ -540,6 +552,17 @@ pub(super) fn apply(model: &mut Model, change: &Change) -> Result<Undo, EditErro
         | Change::ReplaceFunction { .. } => super::compound::apply(model, change, &mut undo)?,
     }
     Ok(Undo(undo))
+}
+
+/// The doc string `of` names (resolved and recorded, so it is in the model).
+fn doc_of(model: &mut Model, of: super::change::Documented) -> &mut Option<String> {
+    use super::change::Documented;
+    match of {
+        Documented::Model => &mut model.doc_string,
+        Documented::Graph(g) => &mut model.graphs[g].doc_string,
+        Documented::Function(f) => &mut model.function_arena[f].doc_string,
+        Documented::Node(n) => &mut model.nodes[n].doc_string,
+    }
 }
 
 fn add_node(model: &mut Model, undo: &mut Vec<Restore>, change: &Change) -> Result<(), EditError> {

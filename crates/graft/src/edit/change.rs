@@ -128,6 +128,19 @@ pub enum Change {
         function: FunctionKey,
         text: String,
     },
+    SetDocString {
+        of: Documented,
+        doc: String,
+    },
+}
+
+/// What carries a doc string that [`Change::SetDocString`] sets.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Documented {
+    Model,
+    Graph(GraphId),
+    Function(crate::ir::FunctionId),
+    Node(NodeId),
 }
 
 /// Reads attribute text for node `n` (`alpha = 0.5`, or `alpha: float = @a` in a
@@ -531,6 +544,26 @@ impl Edit {
                 function: parse_key(function),
                 text: text.clone(),
             },
+            Edit::SetDocString {
+                graph,
+                node: k,
+                doc,
+            } => {
+                let of = if graph.is_empty() {
+                    Documented::Model
+                } else {
+                    let g = resolve_path(model, graph)?;
+                    match (k, model.graph(g).owner) {
+                        (Some(k), _) => Documented::Node(node_at(model, g, *k)?),
+                        (None, crate::ir::GraphOwner::Function(f)) => Documented::Function(f),
+                        (None, _) => Documented::Graph(g),
+                    }
+                };
+                Change::SetDocString {
+                    of,
+                    doc: doc.clone(),
+                }
+            }
         })
     }
 }
@@ -803,6 +836,26 @@ impl Change {
                 function: key(function),
                 text: text.clone(),
             },
+            Change::SetDocString { of, doc } => {
+                let (graph, node) = match *of {
+                    Documented::Model => (String::new(), None),
+                    Documented::Graph(g) => (path(g)?, None),
+                    Documented::Function(f) => {
+                        let body = model.function_arena.get(f).map(|f| f.body);
+                        let body = body.ok_or_else(|| err(Field::Function, "no such function"))?;
+                        (path(body)?, None)
+                    }
+                    Documented::Node(n) => {
+                        let (p, k) = node(n)?;
+                        (p, Some(k))
+                    }
+                };
+                Edit::SetDocString {
+                    graph,
+                    node,
+                    doc: doc.clone(),
+                }
+            }
         })
     }
 }

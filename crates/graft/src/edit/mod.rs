@@ -77,7 +77,9 @@ use crate::diag::{Diagnostic, Severity};
 use crate::ir::{Model, Touched};
 
 pub use apply::Undo;
-pub use change::{Change, live_node, live_value, read_attributes, read_type, visible_value};
+pub use change::{
+    Change, Documented, live_node, live_value, read_attributes, read_type, visible_value,
+};
 pub use npy::{base64_encode, npy_bytes, npy_tensor};
 pub use path::{graph_path, resolve_path};
 
@@ -263,6 +265,15 @@ pub enum Edit {
         function: String,
         text: String,
     },
+    /// Sets the doc string of node `node` of `graph`, of `graph` itself (a function's
+    /// body: of the function), or, with `graph` empty, of the model. `""` removes it.
+    SetDocString {
+        #[serde(default)]
+        graph: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        node: Option<usize>,
+        doc: String,
+    },
 }
 
 /// One line for a history panel: `Rename value a → act (main)`. Nodes are named by
@@ -423,6 +434,11 @@ fn describe_with(edit: &Edit, node_name: &dyn Fn(&str, usize) -> String) -> Stri
         }
         Edit::ReplaceModel { .. } => "Edit the model as text".into(),
         Edit::ReplaceFunction { function, .. } => format!("Edit {function} as text"),
+        Edit::SetDocString { graph, node, .. } => match node {
+            Some(k) => format!("Document {}{}", node_name(graph, *k), at(graph)),
+            None if graph.is_empty() => "Document the model".into(),
+            None => format!("Document the graph {graph}"),
+        },
     }
 }
 
