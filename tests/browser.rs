@@ -1825,10 +1825,12 @@ fn field_error(app: &App) -> String {
 /// Replaces the text of the input `id` by `text` and commits it, as a person would:
 /// Ctrl+A, the text, Enter (which fires `change` once, with the new text).
 fn type_into(app: &App, id: &str, text: &str) {
-    let input = app.wait(id);
-    app.browser
-        .send_keys(&input, &format!("\u{E009}a\u{E000}{text}\u{E007}"))
-        .unwrap();
+    type_into_css(app, &testid(id), text);
+}
+
+/// Replaces the text of the field `css` selects with `text`, then presses Enter.
+fn type_into_css(app: &App, css: &str, text: &str) {
+    app.keys_css(css, &format!("\u{E009}a\u{E000}{text}\u{E007}"));
 }
 
 #[test]
@@ -2270,7 +2272,21 @@ fn nodes_are_edited_inside_a_function_body_and_an_if_branch_with_undo() {
     let refused = field_error(&app);
     assert!(refused.contains("check.attribute-unknown"), "{refused}");
     assert!(model_text(&app).contains("then_out = Relu(amplified)"));
-    // One undo (the rename) gives the model back.
+    // Its doc string, the edit kind added last, from the same editor.
+    type_into(&app, "node-doc", "clips the amplified signal");
+    wait_until(e2e::TIMEOUT, "the doc string in the branch", || {
+        let text = model_text(&app);
+        Ok(text
+            .contains("doc_string: \"clips the amplified signal\"")
+            .then_some(()))
+    })
+    .unwrap_or_else(|e| panic!("{e}\n{}", app.diagnosis()));
+    // Two undos (the doc string, the rename) give the model back.
+    app.click("undo");
+    wait_until(e2e::TIMEOUT, "the doc string undone", || {
+        Ok((!model_text(&app).contains("clips the amplified")).then_some(()))
+    })
+    .unwrap_or_else(|e| panic!("{e}\n{}", app.diagnosis()));
     app.click("undo");
     wait_until(e2e::TIMEOUT, "the model as opened", || {
         Ok((model_text(&app) == before).then_some(()))
@@ -3406,10 +3422,7 @@ fn a_real_models_run_gets_named_defaults_typed_values_and_a_link_to_the_failing_
     type_into(&app, "run-size-input[1]", "512");
     let field =
         "[data-testid=\"run-input\"][data-name=\"input\"] [data-testid=\"run-input-value\"]";
-    let value = app.browser.wait_for(field, e2e::TIMEOUT).unwrap();
-    app.browser
-        .send_keys(&value, "\u{E009}a\u{E000}0.25\u{E007}")
-        .unwrap();
+    type_into_css(&app, field, "0.25");
     wait_until(e2e::TIMEOUT, "the typed value", || {
         Ok(Some(source("input")).filter(|s| s == "every element 0.25"))
     })
@@ -3417,10 +3430,7 @@ fn a_real_models_run_gets_named_defaults_typed_values_and_a_link_to_the_failing_
     // A value the type cannot hold is refused by name.
     let sr_field =
         "[data-testid=\"run-input\"][data-name=\"sr\"] [data-testid=\"run-input-value\"]";
-    let sr_value = app.browser.wait_for(sr_field, e2e::TIMEOUT).unwrap();
-    app.browser
-        .send_keys(&sr_value, "\u{E009}a\u{E000}1.5\u{E007}")
-        .unwrap();
+    type_into_css(&app, sr_field, "1.5");
     wait_until(e2e::TIMEOUT, "the refused value", || {
         Ok(app
             .get("run-error")

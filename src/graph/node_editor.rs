@@ -11,8 +11,10 @@
 
 use leptos::prelude::*;
 
+use graft::edit::Edit;
+
 use crate::platform::PickedFiles;
-use crate::state::{AppState, NodeEditor, Slot, Target, TerminalEditor};
+use crate::state::{AppState, FieldAt, NodeEditor, Slot, Target, TerminalEditor};
 
 /// Why the last edit from `slot` of `target`'s editor was refused, shown under it.
 fn field_error(state: AppState, target: Target, slot: Slot) -> impl IntoView {
@@ -29,6 +31,15 @@ pub fn NodeEditorView(editor: NodeEditor) -> impl IntoView {
     let node = editor.node;
     let at = Target::Node(node);
     let on_change = |f: Box<dyn Fn(String)>| move |e: leptos::ev::Event| f(event_target_value(&e));
+    // Each field sends one edit, in the log's vocabulary: this node is node `index`
+    // of the graph at `graph`.
+    let (graph, index) = (StoredValue::new(editor.graph.clone()), editor.index);
+    let edit = move |slot: Slot, make: &dyn Fn(String) -> Edit| {
+        let at = FieldAt { target: at, slot };
+        state.edit(graph.with_value(|g| make(g.clone())), at);
+    };
+    let outputs_of = StoredValue::new(editor.outputs.clone());
+    let output = move |k: usize| outputs_of.with_value(|o| o.get(k).cloned().unwrap_or_default());
     let inputs = editor
         .inputs
         .iter()
@@ -57,7 +68,10 @@ pub fn NodeEditorView(editor: NodeEditor) -> impl IntoView {
                         data-testid=format!("node-input-{k}")
                         title="The value this input reads; empty disconnects it"
                         prop:value=value.clone()
-                        on:change=on_change(Box::new(move |v| state.connect(node, k, v)))
+                        on:change=on_change(Box::new(move |v| {
+                            let value = v.trim().to_string();
+                            edit(Slot::Input(k), &|graph| Edit::SetInput { graph, node: index, index: k, value: value.clone() })
+                        }))
                     />
                     {npy}
                 </label>
@@ -78,13 +92,23 @@ pub fn NodeEditorView(editor: NodeEditor) -> impl IntoView {
                         data-testid=format!("node-output-{k}")
                         title="Rename this value; every reader follows"
                         prop:value=value.clone()
-                        on:change=on_change(Box::new(move |v| state.rename_output(node, k, v)))
+                        on:change=on_change(Box::new(move |v| {
+                            let (from, to) = (output(k), v.trim().to_string());
+                            if !from.is_empty() {
+                                edit(Slot::Output(k), &|graph| Edit::RenameValue { graph, from: from.clone(), to: to.clone() })
+                            }
+                        }))
                     />
                     <button
                         class="link"
                         data-testid=format!("node-output-{k}-to-graph")
                         title="Make this value an output of the graph (undo with Ctrl+Z)"
-                        on:click=move |_| state.add_graph_output(node, k)
+                        on:click=move |_| {
+                            let value = output(k);
+                            if !value.is_empty() {
+                                edit(Slot::Output(k), &|graph| Edit::AddOutput { graph, value: value.clone() })
+                            }
+                        }
                     >
                         "→ output"
                     </button>
@@ -124,7 +148,7 @@ pub fn NodeEditorView(editor: NodeEditor) -> impl IntoView {
                         class="link"
                         data-testid=format!("node-remove-attr-{name}")
                         title="Remove this attribute (undo with Ctrl+Z)"
-                        on:click=move |_| state.remove_attribute(node, remove.clone())
+                        on:click=move |_| edit(Slot::Attribute, &|graph| Edit::RemoveAttribute { graph, node: index, name: remove.clone() })
                     >
                         "remove"
                     </button>
@@ -152,10 +176,28 @@ pub fn NodeEditorView(editor: NodeEditor) -> impl IntoView {
                     type="text"
                     data-testid="node-name"
                     prop:value=editor.name.clone()
-                    on:change=on_change(Box::new(move |v| state.rename_node(node, v)))
+                    on:change=on_change(Box::new(move |v| {
+                        let to = v.trim().to_string();
+                        edit(Slot::Name, &|graph| Edit::RenameNode { graph, node: index, to: to.clone() })
+                    }))
                 />
             </label>
             {field_error(state, at, Slot::Name)}
+            <label class="node-edit-row">
+                <span>"doc"</span>
+                <input
+                    type="text"
+                    data-testid="node-doc"
+                    placeholder="what this node does"
+                    title="The node's doc string (empty removes it; undo with Ctrl+Z)"
+                    prop:value=editor.doc_string.clone()
+                    on:change=on_change(Box::new(move |v| {
+                        let doc = v.trim().to_string();
+                        edit(Slot::Named("doc".into()), &|graph| Edit::SetDocString { graph, node: Some(index), doc: doc.clone() })
+                    }))
+                />
+            </label>
+            {field_error(state, at, Slot::Named("doc".into()))}
             {inputs}
             {outputs}
             <ul class="node-edit-attrs">{attributes}</ul>
@@ -167,9 +209,9 @@ pub fn NodeEditorView(editor: NodeEditor) -> impl IntoView {
                     placeholder="alpha = 0.5"
                     title="Set an attribute, as ONNX text (undo with Ctrl+Z)"
                     on:change=move |e| {
-                        let text = event_target_value(&e);
-                        if !text.trim().is_empty() {
-                            state.set_attribute(node, text);
+                        let attribute = event_target_value(&e).trim().to_string();
+                        if !attribute.is_empty() {
+                            edit(Slot::Attribute, &|graph| Edit::SetAttribute { graph, node: index, attribute: attribute.clone() });
                         }
                     }
                 />
@@ -205,8 +247,20 @@ pub fn NodeEditorView(editor: NodeEditor) -> impl IntoView {
                     on:change=move |e| {
                         let op = event_target_value(&e);
                         let known = palette.with_value(|p| p.iter().any(|(n, _)| *n == op));
-                        if known {
-                            state.add_after(node, op);
+                        // The new node reads this node's first output.
+                        let input = outputs_of.with_value(|o| o.iter().find(|v| !v.is_empty()).cloned());
+                        if known && let Some(input) = input {
+                            edit(Slot::Add, &|graph| Edit::AddNode {
+                                graph,
+                                op_type: op.clone(),
+                                domain: String::new(),
+                                inputs: vec![input.clone()],
+                                outputs: Vec::new(),
+                                attributes: String::new(),
+                                defaults: true,
+                                name: String::new(),
+                                at: None,
+                            });
                         }
                     }
                 />
@@ -225,6 +279,19 @@ pub fn TerminalEditorView(editor: TerminalEditor) -> impl IntoView {
     let state = expect_context::<AppState>();
     let value = editor.value;
     let input = editor.input;
+    // Each field sends one edit, in the log's vocabulary: this value is `name` in
+    // the graph at `graph`.
+    let (graph, name) = (
+        StoredValue::new(editor.graph.clone()),
+        StoredValue::new(editor.name.clone()),
+    );
+    let edit = move |slot: Slot, make: &dyn Fn(String, String) -> Edit| {
+        let at = FieldAt {
+            target: Target::Value(value),
+            slot,
+        };
+        state.edit(make(graph.get_value(), name.get_value()), at);
+    };
     let new_name = RwSignal::new(String::new());
     let new_type = RwSignal::new(String::new());
     view! {
@@ -236,7 +303,10 @@ pub fn TerminalEditorView(editor: TerminalEditor) -> impl IntoView {
                     data-testid="terminal-name"
                     title="Rename; every reader follows"
                     prop:value=editor.name.clone()
-                    on:change=move |e| state.rename_value(value, event_target_value(&e))
+                    on:change=move |e| {
+                        let to = event_target_value(&e).trim().to_string();
+                        edit(Slot::Name, &|graph, from| Edit::RenameValue { graph, from, to: to.clone() })
+                    }
                 />
             </label>
             {field_error(state, Target::Value(value), Slot::Name)}
@@ -248,7 +318,10 @@ pub fn TerminalEditorView(editor: TerminalEditor) -> impl IntoView {
                     placeholder="float[batch, 4]"
                     title="The stated type as ONNX text: element type, fixed or symbolic dims"
                     prop:value=editor.ty.clone()
-                    on:change=move |e| state.set_value_type(value, event_target_value(&e))
+                    on:change=move |e| {
+                        let ty = event_target_value(&e).trim().to_string();
+                        edit(Slot::Type, &|graph, name| Edit::SetType { graph, name, ty: ty.clone() })
+                    }
                 />
             </label>
             {field_error(state, Target::Value(value), Slot::Type)}
@@ -256,7 +329,10 @@ pub fn TerminalEditorView(editor: TerminalEditor) -> impl IntoView {
                 <button
                     data-testid="terminal-remove"
                     title=if input { "Remove this input (only when nothing reads it)" } else { "Remove this output (the value stays)" }
-                    on:click=move |_| state.remove_terminal(value, input)
+                    on:click=move |_| edit(Slot::Action, &|graph, name| match input {
+                        true => Edit::RemoveInput { graph, name },
+                        false => Edit::RemoveOutput { graph, name },
+                    })
                 >
                     {if input { "Remove input" } else { "Remove output" }}
                 </button>
@@ -280,7 +356,10 @@ pub fn TerminalEditorView(editor: TerminalEditor) -> impl IntoView {
                     <button
                         data-testid="terminal-add"
                         title="Add a graph input (undo with Ctrl+Z)"
-                        on:click=move |_| state.add_graph_input(value, new_name.get_untracked(), new_type.get_untracked())
+                        on:click=move |_| {
+                            let (name, ty) = (new_name.get_untracked().trim().to_string(), new_type.get_untracked().trim().to_string());
+                            edit(Slot::NewInput, &|graph, _| Edit::AddInput { graph, name: name.clone(), ty: ty.clone() })
+                        }
                     >
                         "Add"
                     </button>

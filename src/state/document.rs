@@ -48,7 +48,22 @@ impl Session {
         // The engine let the request in only while its ids hold (`Host::ids_hold`),
         // so they are the open state's.
         let on = open.serial();
-        match self.command(Command::Change { change, on }, focus) {
+        self.edit_command(at, what, Command::Change { change, on }, focus)
+    }
+
+    /// Sends one edit's `command` through the door; a refusal shows beside the
+    /// field it came from (`at`), else in the banner.
+    pub(super) fn edit_command(
+        &mut self,
+        at: Option<FieldAt>,
+        what: &str,
+        command: Command,
+        focus: impl FnOnce(&Model) -> Option<NodeId>,
+    ) -> bool {
+        if self.busy() {
+            return false;
+        }
+        match self.command(command, focus) {
             Ok(_) => {
                 self.error = None;
                 true

@@ -315,11 +315,7 @@ fn handle(seq: u64, serial: u64, request: Request, files: PickedFiles) {
             platform::publish_timing("specialize_edit_ms", platform::now_ms() - started);
             None
         }
-        Request::RenameNode(node, to) => edit(|s| s.rename_node(node, &to)),
-        Request::SetAttribute(node, text) => edit(|s| s.set_attribute(node, &text)),
-        Request::RemoveAttribute(node, name) => edit(|s| s.remove_attribute(node, &name)),
-        Request::Connect(node, index, value) => edit(|s| s.connect(node, index, &value)),
-        Request::RenameOutput(node, index, to) => edit(|s| s.rename_output(node, index, &to)),
+        Request::Edit { edit: e, at } => edit(|s| s.apply_edit(e, at)),
         Request::DeleteSelected(reconnect) => {
             let nodes = with(|e| e.session.selected_nodes(&e.selection));
             if !nodes.is_empty() {
@@ -327,17 +323,6 @@ fn handle(seq: u64, serial: u64, request: Request, files: PickedFiles) {
             }
             None
         }
-        Request::AddAfter(node, op) => edit(|s| s.add_after(node, &op)),
-        Request::RenameValue(value, to) => edit(|s| s.rename_value(value, &to)),
-        Request::SetValueType(value, ty) => edit(|s| s.set_value_type(value, &ty)),
-        Request::RemoveTerminal(value, input) => edit(|s| {
-            if input {
-                s.remove_graph_input(value)
-            } else {
-                s.remove_graph_output(value)
-            }
-        }),
-        Request::AddGraphOutput(node, index) => edit(|s| s.add_graph_output(node, index)),
         Request::SetInitializer(value) => {
             read_then(seq, files, move |files| {
                 if let Some(file) = files.first() {
@@ -348,7 +333,6 @@ fn handle(seq: u64, serial: u64, request: Request, files: PickedFiles) {
             });
             None
         }
-        Request::AddGraphInput(beside, name, ty) => edit(|s| s.add_graph_input(beside, &name, &ty)),
         Request::CompareWithStep(step) => {
             change(|s| s.compare_with_step(step));
             None

@@ -623,6 +623,8 @@ pub enum Slot {
     CallAttribute(String),
     /// A button of the editor (remove, replace data).
     Action,
+    /// Any other field, by the name the editor gives it.
+    Named(String),
 }
 
 /// The field an edit came from.

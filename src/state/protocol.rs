@@ -11,8 +11,8 @@ use graft::view::svg::Detail;
 use graft::view::{ItemId, Rect};
 
 use super::{
-    CompareView, FieldError, FunctionInfo, InlineView, Problem, Properties, RunOutcome, RunView,
-    SearchHit, WorkStatus,
+    CompareView, FieldAt, FieldError, FunctionInfo, InlineView, Problem, Properties, RunOutcome,
+    RunView, SearchHit, WorkStatus,
 };
 
 /// One request with its sequence number (the page numbers them from 1) and the work
@@ -40,6 +40,10 @@ pub enum Names {
     /// Nodes, values or functions by id, to change: refused when the ids may since
     /// name other things (`OpenModel::ids_from`).
     EditIds,
+    /// Graphs by path, nodes by index, values by name (an [`graft::edit::Edit`]): an
+    /// add or a delete moves indices while ids hold, so they hold for the exact
+    /// state they came from only.
+    Addresses,
 }
 
 /// What the page asks of the engine. Requests marked "files" come with the files the
@@ -95,21 +99,16 @@ pub enum Request {
     CheckCallAttribute(NodeId, String, String),
     SetCallAttribute(NodeId, String, String),
     SpecializeCall(NodeId, String),
-    RenameNode(NodeId, String),
-    SetAttribute(NodeId, String),
-    RemoveAttribute(NodeId, String),
-    Connect(NodeId, usize, String),
-    RenameOutput(NodeId, usize, String),
+    /// One edit in the core's own vocabulary, the log's (graphs by path, nodes by
+    /// index, values by name), from the editor field `at` (where a refusal shows).
+    /// The addresses hold for the state it was made on only.
+    Edit {
+        edit: graft::edit::Edit,
+        at: Option<FieldAt>,
+    },
     DeleteSelected(bool),
-    AddAfter(NodeId, String),
-    RenameValue(ValueId, String),
-    SetValueType(ValueId, String),
-    /// The value, and whether it is an input (else an output).
-    RemoveTerminal(ValueId, bool),
-    AddGraphOutput(NodeId, usize),
     /// Files (one `.npy`).
     SetInitializer(ValueId),
-    AddGraphInput(ValueId, String, String),
     CompareWithStep(usize),
     /// Files.
     CompareWithFiles,
@@ -220,18 +219,7 @@ impl Request {
             | Request::Text(Some(_)) => Names::ReadIds,
             Request::SetCallAttribute(..)
             | Request::SpecializeCall(..)
-            | Request::RenameNode(..)
-            | Request::SetAttribute(..)
-            | Request::RemoveAttribute(..)
-            | Request::Connect(..)
-            | Request::RenameOutput(..)
-            | Request::AddAfter(..)
-            | Request::RenameValue(..)
-            | Request::SetValueType(..)
-            | Request::RemoveTerminal(..)
-            | Request::AddGraphOutput(..)
             | Request::SetInitializer(_)
-            | Request::AddGraphInput(..)
             | Request::ApplyText(Some(_), _)
             | Request::ExpandStandard(_)
             | Request::UseOverload(..)
@@ -240,6 +228,7 @@ impl Request {
             | Request::LibraryKeep(..)
             | Request::LibraryDelete(_)
             | Request::LibraryRename(..) => Names::EditIds,
+            Request::Edit { .. } => Names::Addresses,
             _ => Names::Nothing,
         }
     }

@@ -149,18 +149,7 @@ fn requests_by_id(node: NodeId, value: graft::ir::ValueId) -> Vec<Request> {
     vec![
         Request::SetCallAttribute(node, "alpha".into(), "1".into()),
         Request::SpecializeCall(node, "alpha = 0.5".into()),
-        Request::RenameNode(node, "stale_rename".into()),
-        Request::SetAttribute(node, "alpha = 1.0".into()),
-        Request::RemoveAttribute(node, "alpha".into()),
-        Request::Connect(node, 0, "x".into()),
-        Request::RenameOutput(node, 0, "y".into()),
-        Request::AddAfter(node, "Relu".into()),
-        Request::RenameValue(value, "z".into()),
-        Request::SetValueType(value, "float[1]".into()),
-        Request::RemoveTerminal(value, true),
-        Request::AddGraphOutput(node, 0),
         Request::SetInitializer(value),
-        Request::AddGraphInput(value, "q".into(), "float[1]".into()),
         Request::ApplyText(Some(0), String::new()),
         Request::ExpandStandard(node),
         Request::UseOverload(node, String::new()),
@@ -181,6 +170,19 @@ fn assert_refused(e: &mut Engine, made_on: u64, node: NodeId, value: graft::ir::
         assert_eq!(e.session.error(), Some(STALE), "{request:?}");
         e.session.dismiss_error();
     }
+    // An edit by address, made on any other state, is refused too.
+    let edit = Request::Edit {
+        edit: graft::edit::Edit::RenameNode {
+            graph: "main".into(),
+            node: 0,
+            to: "stale_rename".into(),
+        },
+        at: None,
+    };
+    assert_eq!(edit.names(), Names::Addresses);
+    assert_eq!(e.current(made_on, edit), Err(None));
+    assert_eq!(e.session.error(), Some(STALE));
+    e.session.dismiss_error();
     let reads = [
         (
             Request::CheckCallAttribute(node, "alpha".into(), "1".into()),
@@ -253,8 +255,8 @@ fn requests_from_before_an_undone_replacement_are_refused_and_the_selection_drop
     assert!(e.session.can_redo(), "the redo is kept");
     // Made on the state the page now has, the same request goes through.
     let now = e.session.open().unwrap().serial();
-    let rename = Request::RenameNode(relu2, "renamed".into());
-    assert_eq!(e.current(now, rename.clone()), Ok(rename));
+    let expand = Request::ExpandStandard(relu2);
+    assert_eq!(e.current(now, expand.clone()), Ok(expand));
 }
 
 #[test]
@@ -350,8 +352,10 @@ fn stale_requests_in_any_order_never_name_another_node() {
                 .count()
         };
         let at_open = errors(&e);
-        // Every state seen: its serial and the op of each node id live in it.
-        let mut states: Vec<(u64, Vec<(NodeId, String)>)> = Vec::new();
+        // Every state seen: its serial and, for each node id live in it, its op and
+        // its address (graph path and index) as the node editor showed it.
+        type Seen = (NodeId, String, (String, usize));
+        let mut states: Vec<(u64, Vec<Seen>)> = Vec::new();
         let snapshot = |e: &Engine| {
             let open = e.session.open().unwrap();
             let m = open.doc.model();
@@ -359,7 +363,11 @@ fn stale_requests_in_any_order_never_name_another_node() {
                 .nodes
                 .iter()
                 .filter(|(n, _)| m.live_node(*n).is_some())
-                .map(|(n, node)| (n, node.op_type().to_string()))
+                .map(|(n, node)| {
+                    let graph = graft::edit::graph_path(m, node.graph).unwrap_or_default();
+                    let index = m.graph(node.graph).nodes.iter().position(|&x| x == n);
+                    (n, node.op_type().to_string(), (graph, index.unwrap_or(0)))
+                })
                 .collect();
             (open.serial(), ops)
         };
@@ -389,28 +397,49 @@ fn stale_requests_in_any_order_never_name_another_node() {
                     }
                 }
                 _ => {
-                    // A request by id from some state seen, maybe long gone.
+                    // A request by id or by address from some state seen, maybe long
+                    // gone.
                     let (made_on, ops) = &states[dice.below(states.len())];
-                    let Some((node, op)) = ops.get(dice.below(ops.len())).cloned() else {
+                    let Some((node, op, (graph, index))) = ops.get(dice.below(ops.len())).cloned()
+                    else {
                         continue;
                     };
+                    let edit = |edit| Request::Edit { edit, at: None };
                     let request = match dice.below(4) {
-                        0 => Request::RenameNode(node, format!("r{step}")),
+                        0 => edit(graft::edit::Edit::RenameNode {
+                            graph: graph.clone(),
+                            node: index,
+                            to: format!("r{step}"),
+                        }),
                         1 => Request::ExpandStandard(node),
-                        2 => Request::SetAttribute(node, "alpha = 0.5".into()),
-                        _ => Request::AddAfter(node, "Relu".into()),
+                        2 => edit(graft::edit::Edit::SetAttribute {
+                            graph: graph.clone(),
+                            node: index,
+                            attribute: "alpha = 0.5".into(),
+                        }),
+                        _ => edit(graft::edit::Edit::SetDocString {
+                            graph: graph.clone(),
+                            node: Some(index),
+                            doc: format!("d{step}"),
+                        }),
                     };
                     e.session.dismiss_error();
                     let Ok(request) = e.current(*made_on, request) else {
                         continue;
                     };
-                    let now = e.session.open().unwrap().model().live_node(node);
-                    let now = now.map(|n| n.op_type().to_string());
+                    let m = e.session.open().unwrap().model();
+                    let now = match &request {
+                        Request::Edit { .. } => graft::edit::resolve_path(m, &graph)
+                            .ok()
+                            .and_then(|g| m.graph(g).nodes.get(index).copied()),
+                        _ => Some(node),
+                    };
+                    let now = now
+                        .and_then(|n| m.live_node(n))
+                        .map(|n| n.op_type().to_string());
                     let applied = match request {
-                        Request::RenameNode(n, to) => e.session.rename_node(n, &to),
+                        Request::Edit { edit, at } => e.session.apply_edit(edit, at),
                         Request::ExpandStandard(n) => e.session.expand_standard(n),
-                        Request::SetAttribute(n, t) => e.session.set_attribute(n, &t),
-                        Request::AddAfter(n, op) => e.session.add_after(n, &op),
                         other => unreachable!("{other:?}"),
                     };
                     if applied {

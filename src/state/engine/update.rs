@@ -9,7 +9,8 @@ impl Engine {
     /// `serial`; else what to answer instead. View items of an earlier state are
     /// carried through the last edit or undo (a selection is carried later, with the
     /// rest of the selection); an edit by node, value or function ids made before the
-    /// ids were renumbered or cut back is refused, said in the banner; a read of
+    /// ids were renumbered or cut back, or an edit by addresses made on any other
+    /// state, is refused, said in the banner; a read of
     /// them gets an empty answer (the page asks again for the new state).
     pub(super) fn current(
         &mut self,
@@ -50,6 +51,11 @@ impl Engine {
                 Request::Text(_) => Answer::Text(None),
                 _ => Answer::Item(None),
             })),
+            // Any other state than the open one: an index may name another node now.
+            Names::Addresses => {
+                self.session.set_error(STALE.to_string());
+                Err(None)
+            }
             Names::EditIds if stale => {
                 self.session.set_error(STALE.to_string());
                 Err(match request {

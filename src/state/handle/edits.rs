@@ -101,24 +101,9 @@ impl AppState {
         })
     }
 
-    pub fn rename_node(self, node: NodeId, to: String) {
-        self.node_edit(Request::RenameNode(node, to));
-    }
-
-    pub fn set_attribute(self, node: NodeId, text: String) {
-        self.node_edit(Request::SetAttribute(node, text));
-    }
-
-    pub fn remove_attribute(self, node: NodeId, name: String) {
-        self.node_edit(Request::RemoveAttribute(node, name));
-    }
-
-    pub fn connect(self, node: NodeId, index: usize, value: String) {
-        self.node_edit(Request::Connect(node, index, value));
-    }
-
-    pub fn rename_output(self, node: NodeId, index: usize, to: String) {
-        self.node_edit(Request::RenameOutput(node, index, to));
+    /// Applies `edit`, made in the log's vocabulary from the editor field `at`.
+    pub fn edit(self, edit: graft::edit::Edit, at: FieldAt) {
+        self.node_edit(Request::Edit { edit, at: Some(at) });
     }
 
     /// Deletes the selected nodes (the Delete key, the editor's button).
@@ -128,36 +113,12 @@ impl AppState {
         }
     }
 
-    pub fn add_after(self, node: NodeId, op: String) {
-        self.node_edit(Request::AddAfter(node, op));
-    }
-
-    pub fn rename_value(self, value: graft::ir::ValueId, to: String) {
-        self.node_edit(Request::RenameValue(value, to));
-    }
-
-    pub fn set_value_type(self, value: graft::ir::ValueId, ty: String) {
-        self.node_edit(Request::SetValueType(value, ty));
-    }
-
-    pub fn remove_terminal(self, value: graft::ir::ValueId, input: bool) {
-        self.node_edit(Request::RemoveTerminal(value, input));
-    }
-
-    pub fn add_graph_output(self, node: NodeId, index: usize) {
-        self.node_edit(Request::AddGraphOutput(node, index));
-    }
-
     /// Replaces the initializer's data with the picked `.npy` file (read in the
     /// engine).
     pub fn set_initializer(self, value: graft::ir::ValueId, picked: PickedFiles) {
         if !picked.is_empty() {
             self.send_with(Request::SetInitializer(value), Some(picked));
         }
-    }
-
-    pub fn add_graph_input(self, beside: graft::ir::ValueId, name: String, ty: String) {
-        self.node_edit(Request::AddGraphInput(beside, name, ty));
     }
 
     pub fn expand_standard(self, node: graft::ir::NodeId) {

@@ -129,6 +129,19 @@ fn node_edits_work_in_the_main_graph_a_function_body_and_a_subgraph() {
             "{:?}",
             session.error()
         );
+        // The doc string, the edit added last: through the same door, in the log.
+        assert!(session.set_doc_string(node, &format!("doc {k}")));
+        let model = session.open().unwrap().model();
+        assert_eq!(model.node(node).doc_string, Some(format!("doc {k}")));
+        let line = session.history().0.last().cloned().unwrap_or_default();
+        assert!(line.starts_with("Document "), "{line}");
+        assert!(
+            session
+                .log_from(0)
+                .last()
+                .unwrap()
+                .contains("set_doc_string")
+        );
         // An attribute the op does not have would make the model invalid.
         let count = session.history().0.len();
         assert!(!session.set_attribute(node, "note = 1"));

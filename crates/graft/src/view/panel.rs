@@ -53,8 +53,13 @@ pub fn properties(model: &Model, view: &View, item: ItemId) -> Option<Properties
             let name_of = |v: &Option<crate::ir::ValueId>| {
                 v.map(|v| model.value(v).name.clone()).unwrap_or_default()
             };
+            let graph = crate::edit::graph_path(model, n.graph).unwrap_or_default();
+            let index = model.graph(n.graph).nodes.iter().position(|x| x == node);
             p.editor = Some(NodeEditor {
                 node: *node,
+                graph,
+                index: index.unwrap_or_default(),
+                doc_string: n.doc_string.clone().unwrap_or_default(),
                 name: n.name().to_string(),
                 inputs: n.inputs.iter().map(name_of).collect(),
                 initializers: n
@@ -137,6 +142,8 @@ pub fn properties(model: &Model, view: &View, item: ItemId) -> Option<Properties
             if let Some(info) = list.iter().find(|i| i.value == Some(*value)) {
                 p.terminal = Some(TerminalEditor {
                     value: *value,
+                    graph: crate::edit::graph_path(model, model.value(*value).graph)
+                        .unwrap_or_default(),
                     name: p.name.clone(),
                     ty: info
                         .ty
@@ -198,6 +205,8 @@ pub struct Properties {
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct TerminalEditor {
     pub value: crate::ir::ValueId,
+    /// The path of its graph, as an edit names it (`crate::edit::graph_path`).
+    pub graph: String,
     pub name: String,
     /// The stated type as ONNX text (`float[batch,4]`), empty when none is stated.
     pub ty: String,
@@ -209,6 +218,12 @@ pub struct TerminalEditor {
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct NodeEditor {
     pub node: NodeId,
+    /// Where an edit finds it: the path of its graph (`crate::edit::graph_path`) and
+    /// its index there.
+    pub graph: String,
+    pub index: usize,
+    /// The node's own doc string (`doc` is its operator's).
+    pub doc_string: String,
     pub name: String,
     /// The value each input reads (`""`: omitted).
     pub inputs: Vec<String>,
