@@ -1,4 +1,4 @@
-//! Graft in the browser: a Leptos (client-side) app over the `graft` core. `state.rs`
+//! Graft in the browser: a Leptos (client-side) app over the `graft` core. `state/`
 //! owns the session, `platform/` is the only module that touches the browser, and each
 //! component lives in its own folder with its stylesheet beside it.
 

@@ -3,7 +3,7 @@
 //! or dropped and fetching a bundled example (in the worker), and saving bytes as a
 //! download (on the page).
 //! Everything it hands to the rest of the app is plain Rust (`LoadedFile`, `Bytes`,
-//! `String` errors), so `state.rs` and the components stay free of browser types.
+//! `String` errors), so `state/` and the components stay free of browser types.
 //! `files` reads and saves files, `worker` runs the engine's worker and onnxruntime-web,
 //! `sessions` is the store of kept sessions (IndexedDB).
 
