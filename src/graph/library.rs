@@ -4,6 +4,7 @@
 
 use leptos::prelude::*;
 
+use graft::edit::Edit;
 use graft::view::ItemId;
 
 use crate::state::{AppState, FunctionInfo, SearchHit};
@@ -33,6 +34,8 @@ pub(super) fn FunctionLibrary(
     };
     let show = move |f: &FunctionInfo| {
         let index = f.index;
+        // What an edit names this function by.
+        let key = StoredValue::new(f.key.clone());
         let title = if f.overload.is_empty() {
             format!("{}.{}", f.domain, f.name)
         } else {
@@ -77,7 +80,7 @@ pub(super) fn FunctionLibrary(
                             title="Replace every call by the function's body (undo with Ctrl+Z)"
                             disabled=move || sites.with(|s| s.as_ref().is_none_or(Vec::is_empty))
                             on:click=move |_| {
-                                state.library_inline_all(index);
+                                state.edit(Edit::InlineCalls { function: key.get_value() }, None);
                                 close();
                             }
                         >
@@ -88,7 +91,11 @@ pub(super) fn FunctionLibrary(
                             title="Specialize every call whose attributes are all constant into its overload (undo with Ctrl+Z)"
                             disabled=move || sites.with(|s| s.as_ref().is_none_or(Vec::is_empty))
                             on:click=move |_| {
-                                state.library_specialize_all(index);
+                                // The functions marked "keep" stay when their last call goes.
+                                let keep = library.with_untracked(|l| {
+                                    l.iter().filter(|f| f.kept).map(|f| f.key.clone()).collect()
+                                });
+                                state.edit(Edit::SpecializeAll { function: key.get_value(), keep }, None);
                                 close();
                             }
                         >
@@ -99,7 +106,7 @@ pub(super) fn FunctionLibrary(
                             title="Remove the function (only when nothing calls it)"
                             disabled=move || sites.with(|s| s.as_ref().is_some_and(|v| !v.is_empty()))
                             on:click=move |_| {
-                                state.library_delete(index);
+                                state.edit(Edit::DeleteFunction { function: key.get_value() }, None);
                                 close();
                             }
                         >
@@ -107,7 +114,8 @@ pub(super) fn FunctionLibrary(
                         </button>
                         <form on:submit=move |e| {
                             e.prevent_default();
-                            state.library_rename(index, rename.get_untracked());
+                            let to = rename.get_untracked().trim().to_string();
+                            state.edit(Edit::RenameFunction { function: key.get_value(), to }, None);
                             rename.set(String::new());
                             close();
                         }>

@@ -36,7 +36,7 @@ pub fn NodeEditorView(editor: NodeEditor) -> impl IntoView {
     let (graph, index) = (StoredValue::new(editor.graph.clone()), editor.index);
     let edit = move |slot: Slot, make: &dyn Fn(String) -> Edit| {
         let at = FieldAt { target: at, slot };
-        state.edit(graph.with_value(|g| make(g.clone())), at);
+        state.edit(graph.with_value(|g| make(g.clone())), Some(at));
     };
     let outputs_of = StoredValue::new(editor.outputs.clone());
     let output = move |k: usize| outputs_of.with_value(|o| o.get(k).cloned().unwrap_or_default());
@@ -290,7 +290,7 @@ pub fn TerminalEditorView(editor: TerminalEditor) -> impl IntoView {
             target: Target::Value(value),
             slot,
         };
-        state.edit(make(graph.get_value(), name.get_value()), at);
+        state.edit(make(graph.get_value(), name.get_value()), Some(at));
     };
     let new_name = RwSignal::new(String::new());
     let new_type = RwSignal::new(String::new());

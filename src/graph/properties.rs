@@ -5,6 +5,8 @@
 use leptos::prelude::*;
 
 use super::node_editor::{NodeEditorView, TerminalEditorView};
+use graft::edit::Edit;
+
 use crate::state::{AppState, Slot, Target};
 
 #[component]
@@ -12,7 +14,11 @@ pub(super) fn Properties() -> impl IntoView {
     let state = expect_context::<AppState>();
     let props = move || state.properties();
     view! {
-        {move || props().map(|p| view! {
+        {move || props().map(|p| {
+            // Where an edit finds the selected node: its graph's path and its index.
+            let address = p.editor.as_ref().map(|e| (e.graph.clone(), e.index));
+            let address = StoredValue::new(address.unwrap_or_default());
+            view! {
             <section class="props" data-testid="properties">
                 <h3 title=format!("{} {}", p.title, p.kind)>{p.title.clone()} " " <small>{p.kind.clone()}</small></h3>
                 <p class="props-name" data-testid="properties-name" title=p.name.clone()>{p.name.clone()}</p>
@@ -94,7 +100,10 @@ pub(super) fn Properties() -> impl IntoView {
                                 <select
                                     data-testid="call-overload-select"
                                     title="Point the call at another overload of the same function (undo with Ctrl+Z)"
-                                    on:change=move |e| state.use_overload(node, event_target_value(&e))
+                                    on:change=move |e| {
+                                        let (graph, node) = address.get_value();
+                                        state.edit(Edit::UseOverload { graph, node, overload: event_target_value(&e) }, None)
+                                    }
                                 >
                                     {choices}
                                 </select>
@@ -104,14 +113,17 @@ pub(super) fn Properties() -> impl IntoView {
                         </div>
                     }
                 })}
-                {p.standard_body.map(|(node, kind)| {
+                {p.standard_body.map(|(_, kind)| {
                     let from = match kind {
                         graft::library::BodyKind::Static => "the function body onnx defines for it",
                         graft::library::BodyKind::Built => "the body onnx builds for this call (its attributes and input types)",
                     };
                     view! {
                         <p class="standard-body">
-                            <button data-testid="expand-standard" title="Replace the node by the ops of its function body (undo with Ctrl+Z)" on:click=move |_| state.expand_standard(node)>"Expand into its body"</button>
+                            <button data-testid="expand-standard" title="Replace the node by the ops of its function body (undo with Ctrl+Z)" on:click=move |_| {
+                                let (graph, node) = address.get_value();
+                                state.edit(Edit::ExpandStandard { graph, node }, None)
+                            }>"Expand into its body"</button>
                             " " <small>{format!("from {from}")}</small>
                         </p>
                     }
@@ -146,6 +158,6 @@ pub(super) fn Properties() -> impl IntoView {
                 {p.terminal.clone().map(|editor| view! { <TerminalEditorView editor=editor/> })}
                 <pre class="props-doc">{p.doc.clone()}</pre>
             </section>
-        })}
+        }})}
     }
 }

@@ -397,32 +397,8 @@ fn handle(seq: u64, serial: u64, request: Request, files: PickedFiles) {
             }
             None
         }
-        Request::ExpandStandard(node) => {
-            change(|s| s.expand_standard(node));
-            None
-        }
-        Request::UseOverload(node, overload) => {
-            change(|s| s.use_overload(node, &overload));
-            None
-        }
-        Request::LibraryInlineAll(i) => {
-            change(|s| s.library_inline_all(i));
-            None
-        }
-        Request::LibrarySpecializeAll(i) => {
-            change(|s| s.library_specialize_all(i));
-            None
-        }
         Request::LibraryKeep(i, keep) => {
             change(|s| s.library_keep(i, keep));
-            None
-        }
-        Request::LibraryDelete(i) => {
-            change(|s| s.library_delete(i));
-            None
-        }
-        Request::LibraryRename(i, to) => {
-            change(|s| s.library_rename(i, &to));
             None
         }
         Request::Viewport(viewport) => {

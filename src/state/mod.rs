@@ -378,6 +378,8 @@ pub struct Problem {
 pub struct FunctionInfo {
     /// Position in the model's function list.
     pub index: usize,
+    /// `DOMAIN.NAME[:OVERLOAD]`, as an edit names it.
+    pub key: String,
     pub domain: String,
     pub name: String,
     pub overload: String,

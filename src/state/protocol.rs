@@ -131,13 +131,7 @@ pub enum Request {
     Outline(String),
     /// Opens the groups at these paths and selects the item at the other.
     RestoreView(Vec<String>, Option<String>),
-    ExpandStandard(NodeId),
-    UseOverload(NodeId, String),
-    LibraryInlineAll(usize),
-    LibrarySpecializeAll(usize),
     LibraryKeep(usize, bool),
-    LibraryDelete(usize),
-    LibraryRename(usize, String),
     /// The part of the graph the page shows, for the open model `opened`.
     Viewport(Viewport),
     /// The first model is drawn: warm the layout code up.
@@ -221,13 +215,7 @@ impl Request {
             | Request::SpecializeCall(..)
             | Request::SetInitializer(_)
             | Request::ApplyText(Some(_), _)
-            | Request::ExpandStandard(_)
-            | Request::UseOverload(..)
-            | Request::LibraryInlineAll(_)
-            | Request::LibrarySpecializeAll(_)
-            | Request::LibraryKeep(..)
-            | Request::LibraryDelete(_)
-            | Request::LibraryRename(..) => Names::EditIds,
+            | Request::LibraryKeep(..) => Names::EditIds,
             Request::Edit { .. } => Names::Addresses,
             _ => Names::Nothing,
         }

@@ -583,11 +583,6 @@ fn ids_from_before_an_undone_inline_are_refused_by_every_handler() {
     type Handler = Box<dyn Fn(&mut Session) -> bool>;
     let handlers: Vec<(&str, Handler)> = vec![
         (
-            "expand_standard",
-            Box::new(move |s| s.expand_standard(node)),
-        ),
-        ("use_overload", Box::new(move |s| s.use_overload(node, ""))),
-        (
             "specialize_call",
             Box::new(move |s| s.specialize_call(node, "alpha = 0.5")),
         ),

@@ -746,6 +746,17 @@ fn compound_edits_are_single_steps() {
         },
         &["lib.Times <alpha = 2.0> (b)"],
     );
+    // The new key follows the rules of any new function, in the log as in the app.
+    for bad in ["Times", ".Times", "lib.9x"] {
+        let mut m = model();
+        let rename = Edit::RenameFunction {
+            function: "local.Scale".into(),
+            to: bad.into(),
+        };
+        let e = graft::edit::apply(&mut m, &rename).unwrap_err();
+        assert_eq!(e.field, graft::edit::Field::NewName, "{bad}: {e}");
+        assert_eq!(text(&m), text(&model()), "{bad}");
+    }
     // A standard op with a function body, added to the branch first.
     let mut m = model();
     graft::edit::apply(

@@ -151,13 +151,7 @@ fn requests_by_id(node: NodeId, value: graft::ir::ValueId) -> Vec<Request> {
         Request::SpecializeCall(node, "alpha = 0.5".into()),
         Request::SetInitializer(value),
         Request::ApplyText(Some(0), String::new()),
-        Request::ExpandStandard(node),
-        Request::UseOverload(node, String::new()),
-        Request::LibraryInlineAll(0),
-        Request::LibrarySpecializeAll(0),
         Request::LibraryKeep(0, true),
-        Request::LibraryDelete(0),
-        Request::LibraryRename(0, "a.b".into()),
     ]
 }
 
@@ -255,8 +249,8 @@ fn requests_from_before_an_undone_replacement_are_refused_and_the_selection_drop
     assert!(e.session.can_redo(), "the redo is kept");
     // Made on the state the page now has, the same request goes through.
     let now = e.session.open().unwrap().serial();
-    let expand = Request::ExpandStandard(relu2);
-    assert_eq!(e.current(now, expand.clone()), Ok(expand));
+    let specialize = Request::SpecializeCall(relu2, String::new());
+    assert_eq!(e.current(now, specialize.clone()), Ok(specialize));
 }
 
 #[test]
@@ -274,8 +268,8 @@ fn requests_from_before_an_undone_inline_are_refused() {
     let node = e.session.selected_nodes(&e.selection)[0];
     let value = e.session.open().unwrap().model().node(node).outputs[0].unwrap();
     // A request made on the inlined model, before the undo, still applies to it.
-    let expand = Request::ExpandStandard(node);
-    assert_eq!(e.current(inlined, expand.clone()), Ok(expand));
+    let specialize = Request::SpecializeCall(node, String::new());
+    assert_eq!(e.current(inlined, specialize.clone()), Ok(specialize));
 
     assert!(e.session.undo());
     e.carry();
@@ -334,7 +328,8 @@ impl Dice {
 }
 
 /// The engine's property under undo, redo, inlines and replacements: requests by
-/// node id made on any earlier state of the model, sent in any order, never
+/// node id or by address (the editors' edits) made on any earlier state of the
+/// model, sent in any order, never
 /// panic, never name another node than the one they were made on (an accepted
 /// request's node has the op it had then), and never leave the model worse by
 /// the checker; undoing everything gives back the model as opened.
@@ -405,17 +400,21 @@ fn stale_requests_in_any_order_never_name_another_node() {
                         continue;
                     };
                     let edit = |edit| Request::Edit { edit, at: None };
-                    let request = match dice.below(4) {
+                    let request = match dice.below(5) {
                         0 => edit(graft::edit::Edit::RenameNode {
                             graph: graph.clone(),
                             node: index,
                             to: format!("r{step}"),
                         }),
-                        1 => Request::ExpandStandard(node),
+                        1 => Request::SpecializeCall(node, String::new()),
                         2 => edit(graft::edit::Edit::SetAttribute {
                             graph: graph.clone(),
                             node: index,
                             attribute: "alpha = 0.5".into(),
+                        }),
+                        3 => edit(graft::edit::Edit::ExpandStandard {
+                            graph: graph.clone(),
+                            node: index,
                         }),
                         _ => edit(graft::edit::Edit::SetDocString {
                             graph: graph.clone(),
@@ -439,7 +438,7 @@ fn stale_requests_in_any_order_never_name_another_node() {
                         .map(|n| n.op_type().to_string());
                     let applied = match request {
                         Request::Edit { edit, at } => e.session.apply_edit(edit, at),
-                        Request::ExpandStandard(n) => e.session.expand_standard(n),
+                        Request::SpecializeCall(n, a) => e.session.specialize_call(n, &a),
                         other => unreachable!("{other:?}"),
                     };
                     if applied {

@@ -101,9 +101,10 @@ impl AppState {
         })
     }
 
-    /// Applies `edit`, made in the log's vocabulary from the editor field `at`.
-    pub fn edit(self, edit: graft::edit::Edit, at: FieldAt) {
-        self.node_edit(Request::Edit { edit, at: Some(at) });
+    /// Applies `edit`, made in the log's vocabulary from the editor field `at` (a
+    /// refusal shows there; with none, in the banner).
+    pub fn edit(self, edit: graft::edit::Edit, at: Option<FieldAt>) {
+        self.node_edit(Request::Edit { edit, at });
     }
 
     /// Deletes the selected nodes (the Delete key, the editor's button).
@@ -121,31 +122,7 @@ impl AppState {
         }
     }
 
-    pub fn expand_standard(self, node: graft::ir::NodeId) {
-        self.send(Request::ExpandStandard(node));
-    }
-
-    pub fn use_overload(self, node: graft::ir::NodeId, overload: String) {
-        self.send(Request::UseOverload(node, overload));
-    }
-
-    pub fn library_inline_all(self, index: usize) {
-        self.send(Request::LibraryInlineAll(index));
-    }
-
-    pub fn library_specialize_all(self, index: usize) {
-        self.send(Request::LibrarySpecializeAll(index));
-    }
-
     pub fn library_keep(self, index: usize, keep: bool) {
         self.send(Request::LibraryKeep(index, keep));
-    }
-
-    pub fn library_delete(self, index: usize) {
-        self.send(Request::LibraryDelete(index));
-    }
-
-    pub fn library_rename(self, index: usize, to: String) {
-        self.send(Request::LibraryRename(index, to));
     }
 }

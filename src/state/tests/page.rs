@@ -1,7 +1,9 @@
-//! The page's side of the node and terminal editors, for the tests: each field
-//! sends one edit in the log's vocabulary (`Request::Edit`), addressed as the
-//! editor shows it (the node's graph path and index, a value's name), from the field
-//! a refusal shows at. These build the same edits `graph/node_editor.rs` builds.
+//! The page's side of the node and terminal editors, the call editor and the
+//! library, for the tests: each field or button sends one edit in the log's
+//! vocabulary (`Request::Edit`), addressed as the panel shows it (the node's graph
+//! path and index, a value's name, a function's key), from the field a refusal
+//! shows at. These build the same edits `graph/node_editor.rs`, `properties.rs` and
+//! `library.rs` build.
 
 use super::*;
 
@@ -147,5 +149,50 @@ impl Session {
         let (name, ty) = (name.trim().into(), ty.trim().into());
         let edit = Edit::AddInput { graph, name, ty };
         self.value_field(beside, Slot::NewInput, edit)
+    }
+
+    pub fn use_overload(&mut self, node: NodeId, overload: &str) -> bool {
+        let (graph, node) = self.address(node);
+        let overload = overload.into();
+        self.apply_edit(
+            Edit::UseOverload {
+                graph,
+                node,
+                overload,
+            },
+            None,
+        )
+    }
+
+    /// The key the library panel shows for its `index`-th function.
+    fn library_key(&self, index: usize) -> String {
+        let library = self.function_library();
+        library
+            .get(index)
+            .map(|f| f.key.clone())
+            .unwrap_or_default()
+    }
+
+    pub fn library_inline_all(&mut self, index: usize) -> bool {
+        let function = self.library_key(index);
+        self.apply_edit(Edit::InlineCalls { function }, None)
+    }
+
+    pub fn library_delete(&mut self, index: usize) -> bool {
+        let function = self.library_key(index);
+        self.apply_edit(Edit::DeleteFunction { function }, None)
+    }
+
+    pub fn library_rename(&mut self, index: usize, to: &str) -> bool {
+        let (function, to) = (self.library_key(index), to.trim().into());
+        self.apply_edit(Edit::RenameFunction { function, to }, None)
+    }
+
+    pub fn library_specialize_all(&mut self, index: usize) -> bool {
+        let function = self.library_key(index);
+        let library = self.function_library();
+        let keep = library.iter().filter(|f| f.kept).map(|f| f.key.clone());
+        let keep = keep.collect();
+        self.apply_edit(Edit::SpecializeAll { function, keep }, None)
     }
 }

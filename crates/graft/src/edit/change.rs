@@ -482,9 +482,12 @@ impl Edit {
             Edit::ExpandStandard { graph, node: k } => Change::ExpandStandard {
                 node: node(graph, *k)?,
             },
+            // The new key with the rules of any new function (`DOMAIN.NAME`, no
+            // standard op, not taken), as the library's rename field checks it.
             Edit::RenameFunction { function, to } => Change::RenameFunction {
                 function: parse_key(function),
-                to: parse_key(to),
+                to: crate::library::new_function_key(model, to.split(':').next().unwrap_or(""))
+                    .map_err(|e| err(Field::NewName, e.to_string()))?,
             },
             Edit::DeleteFunction { function } => Change::DeleteFunction {
                 function: parse_key(function),
