@@ -17,7 +17,7 @@ use graft::opset::{ConvertError, convert};
 use graft::text::{parse_model, print_model};
 use graft::{ExportOptions, Severity};
 
-const MARKER: &str = "# ==== expected ====";
+mod support;
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
@@ -35,38 +35,31 @@ fn files() -> Vec<PathBuf> {
 }
 
 struct Fixture {
-    path: PathBuf,
-    input: String,
-    expected: String,
+    file: support::Fixture,
     target: i64,
     expect_error: bool,
     numerics: bool,
 }
 
 fn load(path: &Path) -> Fixture {
-    let content = std::fs::read_to_string(path).unwrap_or_default();
-    let (input, expected) = match content.split_once(MARKER) {
-        Some((i, e)) => (i.to_string(), e.trim_start_matches('\n').to_string()),
-        None => (content.clone(), String::new()),
-    };
+    let file = support::Fixture::read(path);
+    let input = &file.input;
     let target = input
         .lines()
         .find_map(|l| l.strip_prefix("# target:"))
         .and_then(|t| t.trim().parse().ok())
         .unwrap_or_else(|| panic!("{}: no `# target: N` line", path.display()));
     Fixture {
-        path: path.to_path_buf(),
         target,
         expect_error: input.lines().any(|l| l.trim() == "# expect-error"),
         numerics: !input.lines().any(|l| l.starts_with("# numerics: skip")),
-        input,
-        expected,
+        file,
     }
 }
 
 fn model(f: &Fixture) -> graft::Model {
-    parse_model(&f.input)
-        .unwrap_or_else(|e| panic!("{}: {e}", f.path.display()))
+    parse_model(&f.file.input)
+        .unwrap_or_else(|e| panic!("{}: {e}", f.file.path.display()))
         .model
 }
 
@@ -101,24 +94,13 @@ fn run(f: &Fixture) -> (String, Vec<String>) {
 
 #[test]
 fn conversion_snapshots() {
-    let update = std::env::var_os("UPDATE_EXPECT").is_some();
     let mut failures = Vec::new();
     for path in files() {
         let f = load(&path);
         let (actual, problems) = run(&f);
         let name = path.display().to_string();
         failures.extend(problems.into_iter().map(|p| format!("{name}: {p}")));
-        if actual != f.expected {
-            if update {
-                let text = format!("{}\n{MARKER}\n{actual}", f.input.trim_end_matches('\n'));
-                std::fs::write(&path, text).unwrap_or_else(|e| panic!("{name}: {e}"));
-            } else {
-                failures.push(format!(
-                    "{name}: result differs\n--- expected\n{}\n--- actual\n{actual}",
-                    f.expected
-                ));
-            }
-        }
+        failures.extend(f.file.check(&actual, "the result"));
     }
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }

@@ -12,7 +12,8 @@ use std::path::{Path, PathBuf};
 
 use graft::text;
 
-const MARKER: &str = "# ==== expected ====";
+mod support;
+use support::Fixture;
 
 #[derive(Copy, Clone, PartialEq, Eq)]
 enum Kind {
@@ -105,40 +106,20 @@ fn fixtures() -> Vec<PathBuf> {
 
 #[test]
 fn text_fixtures() {
-    let update = std::env::var_os("UPDATE_EXPECT").is_some();
     let files = fixtures();
     assert!(files.len() >= 10, "only {} fixtures found", files.len());
     let mut failures = Vec::new();
     for path in &files {
-        let name = path
-            .file_name()
-            .map_or(String::new(), |n| n.to_string_lossy().into_owned());
-        let content = std::fs::read_to_string(path).unwrap_or_default();
-        let (input, expected) = match content.split_once(&format!("\n{MARKER}\n")) {
-            Some((i, e)) => (format!("{i}\n"), Some(e.to_string())),
-            None => (content.clone(), None),
-        };
-        let kind = match input.lines().next() {
+        let fixture = Fixture::read(path);
+        let kind = match fixture.input.lines().next() {
             Some("# kind: graph") => Kind::Graph,
             Some("# kind: function") => Kind::Function,
             _ => Kind::Model,
         };
-        let (actual, problems) = run(kind, &input);
-        for p in problems {
-            failures.push(format!("{name}: {p}"));
-        }
-        if expected.as_deref() == Some(actual.as_str()) {
-            continue;
-        }
-        if update {
-            let body = format!("{}\n{MARKER}\n{actual}", input.trim_end_matches('\n'));
-            std::fs::write(path, body).unwrap_or_else(|e| panic!("{name}: {e}"));
-        } else {
-            failures.push(format!(
-                "{name}: output differs from the expectation (UPDATE_EXPECT=1 to accept):\n--- expected\n{}\n--- actual\n{actual}",
-                expected.unwrap_or_default()
-            ));
-        }
+        let (actual, problems) = run(kind, &fixture.input);
+        let name = path.display();
+        failures.extend(problems.into_iter().map(|p| format!("{name}: {p}")));
+        failures.extend(fixture.check(&actual, "the output"));
     }
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }

@@ -13,7 +13,8 @@ use std::path::{Path, PathBuf};
 
 use graft::view::{AttrSource, ItemId, ItemKind, Rect, Scene, View};
 
-const MARKER: &str = "# ==== expected ====";
+mod support;
+use support::Fixture;
 
 fn outline(model: &graft::Model, view: &View) -> String {
     let mut out = String::new();
@@ -166,32 +167,13 @@ fn files() -> Vec<PathBuf> {
 
 #[test]
 fn view_snapshots() {
-    let update = std::env::var_os("UPDATE_EXPECT").is_some();
     let mut failures = Vec::new();
     for path in files() {
-        let content = std::fs::read_to_string(&path).unwrap_or_default();
-        let (input, expected) = match content.split_once(MARKER) {
-            Some((i, e)) => (i.to_string(), e.trim_start_matches('\n').to_string()),
-            None => (content.clone(), String::new()),
-        };
-        let (actual, problems) = run(&input);
-        let name = path.display().to_string();
-        for p in problems {
-            failures.push(format!("{name}: {p}"));
-        }
-        if actual != expected {
-            if update {
-                let text = format!(
-                    "{}{MARKER}\n{actual}",
-                    input.trim_end_matches('\n').to_string() + "\n"
-                );
-                std::fs::write(&path, text).unwrap_or_else(|e| panic!("{name}: {e}"));
-            } else {
-                failures.push(format!(
-                    "{name}: outline differs\n--- expected\n{expected}\n--- actual\n{actual}"
-                ));
-            }
-        }
+        let fixture = Fixture::read(&path);
+        let (actual, problems) = run(&fixture.input);
+        let name = path.display();
+        failures.extend(problems.into_iter().map(|p| format!("{name}: {p}")));
+        failures.extend(fixture.check(&actual, "the outline"));
     }
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }
@@ -199,8 +181,7 @@ fn view_snapshots() {
 /// The model of `tests/view/calls.onnxtxt` (its input part).
 fn calls_model() -> graft::Model {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/view/calls.onnxtxt");
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    model_of(text.split(MARKER).next().unwrap_or_default())
+    model_of(&Fixture::read(&path).input)
 }
 
 fn model_of(text: &str) -> graft::Model {

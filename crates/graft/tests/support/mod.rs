@@ -189,10 +189,20 @@ pub fn check_clean(model: &Model) -> Result<(), String> {
     survives_round_trip(model)
 }
 
+// Snapshots. `expect-test` is not used: two of the suites keep each fixture's input
+// and its expectation in one file, below `EXPECTED`, which its `expect_file!` (a
+// whole file, named at compile time) cannot rewrite; `UPDATE_EXPECT=1` is the same
+// switch it uses.
+
+/// Whether `UPDATE_EXPECT` is set: snapshots are written, not compared.
+fn updating() -> bool {
+    std::env::var_os("UPDATE_EXPECT").is_some()
+}
+
 /// Compares `got` with the snapshot `file` (with `UPDATE_EXPECT` set, writes it
 /// instead); a failure message, naming `what`, when they differ.
 pub fn snapshot(file: &Path, got: &str, what: &str) -> Option<String> {
-    if std::env::var_os("UPDATE_EXPECT").is_some() {
+    if updating() {
         if let Some(dir) = file.parent() {
             std::fs::create_dir_all(dir).expect("create the snapshot folder");
         }
@@ -206,4 +216,53 @@ pub fn snapshot(file: &Path, got: &str, what: &str) -> Option<String> {
             file.display()
         )
     })
+}
+
+/// The line between a fixture's input and what the input gives.
+pub const EXPECTED: &str = "# ==== expected ====";
+
+/// A fixture file: its input, then a line [`EXPECTED`] and the expectation (absent
+/// in a new fixture).
+pub struct Fixture {
+    pub path: PathBuf,
+    /// The input, ending with a newline.
+    pub input: String,
+    pub expected: Option<String>,
+}
+
+impl Fixture {
+    pub fn read(path: &Path) -> Fixture {
+        let content = std::fs::read_to_string(path).unwrap_or_default();
+        let (input, expected) = match content.split_once(&format!("\n{EXPECTED}\n")) {
+            Some((i, e)) => (format!("{i}\n"), Some(e.to_string())),
+            None => (content, None),
+        };
+        Fixture {
+            path: path.to_path_buf(),
+            input,
+            expected,
+        }
+    }
+
+    /// Compares `actual` with the expectation (with `UPDATE_EXPECT` set, writes it
+    /// below the input instead); a failure message, naming `what`, when they differ.
+    pub fn check(&self, actual: &str, what: &str) -> Option<String> {
+        if self.expected.as_deref() == Some(actual) {
+            return None;
+        }
+        let name = self.path.display();
+        if updating() {
+            let body = format!(
+                "{}\n{EXPECTED}\n{actual}",
+                self.input.trim_end_matches('\n')
+            );
+            std::fs::write(&self.path, body).unwrap_or_else(|e| panic!("{name}: {e}"));
+            return None;
+        }
+        Some(format!(
+            "{name}: {what} differs from the expectation (UPDATE_EXPECT=1 to accept):\n\
+             --- expected\n{}\n--- actual\n{actual}",
+            self.expected.as_deref().unwrap_or_default()
+        ))
+    }
 }
