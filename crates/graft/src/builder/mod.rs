@@ -836,7 +836,10 @@ impl State {
         self.names_log.push(name);
     }
 
-    /// `base`, or `base_2`, `base_3`… when taken.
+    /// `base`, or `base_2`, `base_3`… when taken. Not `ir::Names`: a failed call rolls
+    /// this set back (`names_log`), and a rolled-back name must come out the same
+    /// again, which `Names` (hashes only, suffix counters that only move on) cannot
+    /// give back.
     fn fresh(&mut self, base: &str) -> String {
         let mut name = base.to_string();
         let mut k = 1;
