@@ -175,7 +175,7 @@ fn assert_refused(e: &mut Engine, made_on: u64, node: NodeId, value: graft::ir::
     };
     assert_eq!(edit.names(), Names::Addresses);
     assert_eq!(e.current(made_on, edit), Err(None));
-    assert_eq!(e.session.error(), Some(STALE));
+    assert_eq!(e.session.error(), Some(super::update::MOVED));
     e.session.dismiss_error();
     let reads = [
         (

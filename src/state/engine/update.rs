@@ -4,6 +4,11 @@
 
 use super::*;
 
+/// What an edit by addresses made on an earlier state is told.
+pub(crate) const MOVED: &str = "Not done: the edit was made on the model as it was \
+                                before the last change, and what it names by position or \
+                                name may have moved. Nothing was changed; try again.";
+
 impl Engine {
     /// `request` as it applies to the open model, when it was made on the state
     /// `serial`; else what to answer instead. View items of an earlier state are
@@ -53,7 +58,7 @@ impl Engine {
             })),
             // Any other state than the open one: an index may name another node now.
             Names::Addresses => {
-                self.session.set_error(STALE.to_string());
+                self.session.set_error(MOVED.to_string());
                 Err(None)
             }
             Names::EditIds if stale => {
