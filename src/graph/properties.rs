@@ -16,8 +16,8 @@ pub(super) fn Properties() -> impl IntoView {
     view! {
         {move || props().map(|p| {
             // Where an edit finds the selected node: its graph's path and its index.
-            let address = p.editor.as_ref().map(|e| (e.graph.clone(), e.index));
-            let address = StoredValue::new(address.unwrap_or_default());
+            // (None: the node has no address, and these actions send nothing.)
+            let address = StoredValue::new(p.editor.as_ref().map(|e| (e.graph.clone(), e.index)));
             view! {
             <section class="props" data-testid="properties">
                 <h3 title=format!("{} {}", p.title, p.kind)>{p.title.clone()} " " <small>{p.kind.clone()}</small></h3>
@@ -101,8 +101,9 @@ pub(super) fn Properties() -> impl IntoView {
                                     data-testid="call-overload-select"
                                     title="Point the call at another overload of the same function (undo with Ctrl+Z)"
                                     on:change=move |e| {
-                                        let (graph, node) = address.get_value();
-                                        state.edit(Edit::UseOverload { graph, node, overload: event_target_value(&e) }, None)
+                                        if let Some((graph, node)) = address.get_value() {
+                                            state.edit(Edit::UseOverload { graph, node, overload: event_target_value(&e) }, None)
+                                        }
                                     }
                                 >
                                     {choices}
@@ -121,8 +122,9 @@ pub(super) fn Properties() -> impl IntoView {
                     view! {
                         <p class="standard-body">
                             <button data-testid="expand-standard" title="Replace the node by the ops of its function body (undo with Ctrl+Z)" on:click=move |_| {
-                                let (graph, node) = address.get_value();
-                                state.edit(Edit::ExpandStandard { graph, node }, None)
+                                if let Some((graph, node)) = address.get_value() {
+                                    state.edit(Edit::ExpandStandard { graph, node }, None)
+                                }
                             }>"Expand into its body"</button>
                             " " <small>{format!("from {from}")}</small>
                         </p>

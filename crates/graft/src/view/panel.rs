@@ -53,12 +53,15 @@ pub fn properties(model: &Model, view: &View, item: ItemId) -> Option<Properties
             let name_of = |v: &Option<crate::ir::ValueId>| {
                 v.map(|v| model.value(v).name.clone()).unwrap_or_default()
             };
-            let graph = crate::edit::graph_path(model, n.graph).unwrap_or_default();
+            // Edits name the node by its graph's path and its index there: a node
+            // that has none (a training graph's, which the view does not draw) gets no editor, rather than an
+            // address that would name another node.
             let index = model.graph(n.graph).nodes.iter().position(|x| x == node);
-            p.editor = Some(NodeEditor {
+            let address = crate::edit::graph_path(model, n.graph).zip(index);
+            p.editor = address.map(|(graph, index)| NodeEditor {
                 node: *node,
                 graph,
-                index: index.unwrap_or_default(),
+                index,
                 doc_string: n.doc_string.clone().unwrap_or_default(),
                 name: n.name().to_string(),
                 inputs: n.inputs.iter().map(name_of).collect(),
@@ -139,11 +142,13 @@ pub fn properties(model: &Model, view: &View, item: ItemId) -> Option<Properties
             let input = matches!(it.kind, ItemKind::In { .. });
             let graph = model.graph(model.value(*value).graph);
             let list = if input { &graph.inputs } else { &graph.outputs };
-            if let Some(info) = list.iter().find(|i| i.value == Some(*value)) {
+            let path = crate::edit::graph_path(model, model.value(*value).graph);
+            if let Some(info) = list.iter().find(|i| i.value == Some(*value))
+                && let Some(path) = path
+            {
                 p.terminal = Some(TerminalEditor {
                     value: *value,
-                    graph: crate::edit::graph_path(model, model.value(*value).graph)
-                        .unwrap_or_default(),
+                    graph: path,
                     name: p.name.clone(),
                     ty: info
                         .ty
