@@ -54,8 +54,8 @@ pub fn properties(model: &Model, view: &View, item: ItemId) -> Option<Properties
                 v.map(|v| model.value(v).name.clone()).unwrap_or_default()
             };
             // Edits name the node by its graph's path and its index there: a node
-            // that has none (a training graph's, which the view does not draw) gets no editor, rather than an
-            // address that would name another node.
+            // that has none (a training graph's, which the view does not draw) gets
+            // no editor, rather than an address that would name another node.
             let index = model.graph(n.graph).nodes.iter().position(|x| x == node);
             let address = crate::edit::graph_path(model, n.graph).zip(index);
             p.editor = address.map(|(graph, index)| NodeEditor {
