@@ -13,23 +13,37 @@ pub fn Outline() -> impl IntoView {
     let nodes = Memo::new(move |_| state.selected_node_count());
     let editing = RwSignal::new(false);
     let name = RwSignal::new(String::new());
-    // Nothing to say about an empty field; Apply stays off. Checked as it is typed
-    // (the engine answers; a late answer for an older text is dropped).
-    let problem = RwSignal::new(None::<String>);
+    // Nothing to say about an empty field, and nothing to apply. Checked as it is typed:
+    // the engine answers for the text it checked, and an answer for an older text is
+    // dropped, so what shows is always about the text in the field.
+    let checked = RwSignal::new(None::<(String, Option<String>)>);
     Effect::new(move |_| {
         let text = name.get();
         if text.trim().is_empty() {
-            problem.set(None);
+            checked.set(None);
         } else {
             state.new_function_problem(text.clone(), move |p| {
                 // A late answer may find the form closed: nothing to show.
                 if name.try_get_untracked().as_ref() == Some(&text) {
-                    problem.set(p);
+                    checked.set(Some((text, p)));
                 }
             });
         }
     });
-    let ready = move || !name.with(|n| n.trim().is_empty()) && problem.get().is_none();
+    // The engine's problem with the text in the field (none while it is unanswered).
+    let problem = move || {
+        checked.with(|c| {
+            c.as_ref()
+                .filter(|(t, _)| name.with(|n| n == t))
+                .and_then(|(_, p)| p.clone())
+        })
+    };
+    let blank = move || name.with(|n| n.trim().is_empty());
+    // Apply (the button or Enter) is on unless the text is known to be refused. Typed
+    // faster than the check answers, the engine checks the name again as it applies,
+    // and a bad one shows in the banner with the model unchanged. (A disabled submit
+    // button would also swallow Enter.)
+    let may_apply = move || !blank() && problem().is_none();
     // Nothing selected any more: the form closes.
     Effect::new(move |_| {
         if nodes.get() == 0 {
@@ -37,7 +51,7 @@ pub fn Outline() -> impl IntoView {
         }
     });
     let apply = move || {
-        if ready() {
+        if may_apply() {
             state.outline(name.get_untracked(), move |done| {
                 if done {
                     name.set(String::new());
@@ -89,7 +103,7 @@ pub fn Outline() -> impl IntoView {
                                 on:input=move |e| name.set(event_target_value(&e))
                             />
                         </label>
-                        {move || problem.get().map(|p| view! {
+                        {move || problem().map(|p| view! {
                             <p class="outline-error" data-testid="outline-name-error" role="alert">{p}</p>
                         })}
                         <div class="outline-actions">
@@ -97,7 +111,7 @@ pub fn Outline() -> impl IntoView {
                                 type="submit"
                                 data-testid="outline-apply"
                                 title="Outline (undo with Ctrl+Z)"
-                                disabled=move || !ready()
+                                disabled=move || !may_apply()
                             >
                                 "Outline"
                             </button>
