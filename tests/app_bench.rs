@@ -44,7 +44,7 @@
 //! (one more edit first, not counted), in each of `GRAFT_APP_BENCH_RUNS` fresh browsers. Each edit is timed by the app
 //! (`specialize_ms`: from the change handler to a zero-delay timeout queued in the next
 //! animation frame, i.e. once that frame's style, layout and paint are done;
-//! `specialize_edit_ms`: its synchronous part, the model edited, checked, its view
+//! `edit_sync_ms`: its synchronous part, the model edited, checked, its view
 //! built and laid out) and by the page itself (from the `change` event, seen by a
 //! capturing listener, to the same point after the canvas's first DOM mutation).
 
@@ -486,10 +486,7 @@ fn live_specialization(addr: SocketAddr, out_dir: &Path, runs: usize) -> Result<
         "the app's `specialize_ms` (change handler to painted)",
         &all.app_ms,
     ));
-    md.push_str(&row(
-        "its synchronous part (`specialize_edit_ms`)",
-        &all.sync_ms,
-    ));
+    md.push_str(&row("its synchronous part (`edit_sync_ms`)", &all.sync_ms));
     md.push_str(&row(
         "seen by the page (change event to painted)",
         &all.page_ms,
@@ -671,7 +668,7 @@ const done = (overload) => {
   const shown = (document.querySelector('[data-testid="call-overload"]') || {}).textContent || '';
   return {
     app: t.specialize_ms,
-    sync: t.specialize_edit_ms,
+    sync: t.edit_sync_ms,
     page: e.painted - e.t0,
     mutated: e.mutated - e.t0,
     frame: e.frame - e.t0,

@@ -7,7 +7,7 @@ use leptos::prelude::*;
 use super::node_editor::{NodeEditorView, TerminalEditorView};
 use graft::edit::Edit;
 
-use crate::state::{AppState, Slot, Target};
+use crate::state::{AppState, FieldAt, Slot, Target};
 
 #[component]
 pub(super) fn Properties() -> impl IntoView {
@@ -37,6 +37,8 @@ pub(super) fn Properties() -> impl IntoView {
                 </table>
                 {p.call.clone().map(|call| {
                     let node = call.node;
+                    // The generic stays when this call was its last (`domain.name`, as a key).
+                    let function = StoredValue::new(call.function.clone());
                     let rows = call.attributes.iter().map(|(name, default, given)| {
                         let name = name.clone();
                         let placeholder = default.clone().map_or_else(|| "required".to_string(), |d| format!("default {d}"));
@@ -75,8 +77,11 @@ pub(super) fn Properties() -> impl IntoView {
                                         on:change=move |e| {
                                             // The engine checks it again: a refused value shows beside the field.
                                             let value = event_target_value(&e);
-                                            if !value.trim().is_empty() {
-                                                state.set_call_attribute(node, set_name.clone(), value);
+                                            if !value.trim().is_empty()
+                                                && let Some(address) = address.get_value()
+                                            {
+                                                let at = FieldAt { target: Target::Node(node), slot: Slot::CallAttribute(set_name.clone()) };
+                                                state.specialize_call(address, function.get_value(), format!("{set_name} = {value}"), Some(at));
                                             }
                                         }
                                     />
@@ -110,7 +115,11 @@ pub(super) fn Properties() -> impl IntoView {
                                 </select>
                             </label>
                             <table class="props-attrs">{rows}</table>
-                            <button data-testid="call-specialize" title="Bind the call's attributes into an overload (undo with Ctrl+Z)" on:click=move |_| state.specialize_call(node, String::new())>"Specialize"</button>
+                            <button data-testid="call-specialize" title="Bind the call's attributes into an overload (undo with Ctrl+Z)" on:click=move |_| {
+                                if let Some(address) = address.get_value() {
+                                    state.specialize_call(address, function.get_value(), String::new(), None)
+                                }
+                            }>"Specialize"</button>
                         </div>
                     }
                 })}

@@ -303,19 +303,13 @@ fn handle(seq: u64, serial: u64, request: Request, files: PickedFiles) {
         Request::CheckCallAttribute(node, name, value) => Some(Answer::Problem(with(|e| {
             e.session.check_call_attribute(node, &name, &value).err()
         }))),
-        Request::SetCallAttribute(node, name, value) => {
+        Request::Edit { edit: e, at } => {
+            // Its synchronous part: the model edited, checked, its view built and laid out.
             let started = platform::now_ms();
-            change(|s| s.set_call_attribute(node, &name, &value));
-            platform::publish_timing("specialize_edit_ms", platform::now_ms() - started);
+            change(|s| s.apply_edit(e, at));
+            platform::publish_timing("edit_sync_ms", platform::now_ms() - started);
             None
         }
-        Request::SpecializeCall(node, attributes) => {
-            let started = platform::now_ms();
-            change(|s| s.specialize_call(node, &attributes));
-            platform::publish_timing("specialize_edit_ms", platform::now_ms() - started);
-            None
-        }
-        Request::Edit { edit: e, at } => edit(|s| s.apply_edit(e, at)),
         Request::DeleteSelected(reconnect) => {
             let nodes = with(|e| e.session.selected_nodes(&e.selection));
             if !nodes.is_empty() {

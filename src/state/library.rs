@@ -90,8 +90,4 @@ impl Session {
         let model = self.open.as_ref()?.model();
         model.functions.get(index).map(|&f| model.function(f).key())
     }
-
-    pub(super) fn kept_keys(&self) -> Vec<graft::ir::FunctionKey> {
-        self.kept.iter().cloned().collect()
-    }
 }

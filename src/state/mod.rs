@@ -9,8 +9,8 @@
 //! and redo, through the open model's `graft::host::Host`, which owns the model, its
 //! history and what is derived from them), `canvas` (groups, expand-all, drawing), `navigation`
 //! (search, links, the selection across states), `problems`, `properties` (the panel
-//! and the editors it offers), `node_edit` (the node and terminal editors, the text
-//! pane), `calls` (a call's attributes and specialization), `library` (the function
+//! and the editors it offers, the call editor's check), `node_edit` (the node and
+//! terminal editors, the text pane), `library` (the function
 //! library's actions), `inline` (the inline dialog), `run` (running the model: its
 //! inputs and what came out); `engine`, `protocol` and `handle`
 //! ([`AppState`]) as above. This
@@ -28,7 +28,6 @@ use leptos::prelude::*;
 
 use crate::platform::{self, LoadedFile, PickedFiles};
 
-mod calls;
 mod canvas;
 mod compare;
 mod document;

@@ -97,8 +97,6 @@ pub enum Request {
     CallSites(usize),
     /// Answer: [`Answer::Problem`].
     CheckCallAttribute(NodeId, String, String),
-    SetCallAttribute(NodeId, String, String),
-    SpecializeCall(NodeId, String),
     /// One edit in the core's own vocabulary, the log's (graphs by path, nodes by
     /// index, values by name), from the editor field `at` (where a refusal shows).
     /// The addresses hold for the state it was made on only.
@@ -211,9 +209,7 @@ impl Request {
             | Request::CompareItem(_)
             | Request::ProblemItem(_)
             | Request::Text(Some(_)) => Names::ReadIds,
-            Request::SetCallAttribute(..)
-            | Request::SpecializeCall(..)
-            | Request::SetInitializer(_)
+            Request::SetInitializer(_)
             | Request::ApplyText(Some(_), _)
             | Request::LibraryKeep(..) => Names::EditIds,
             Request::Edit { .. } => Names::Addresses,

@@ -723,7 +723,7 @@ fn initializers_from_npy() {
 
 #[test]
 fn compound_edits_are_single_steps() {
-    round(
+    let m = round(
         Edit::Specialize {
             graph: "main".into(),
             node: 3,
@@ -732,6 +732,25 @@ fn compound_edits_are_single_steps() {
         },
         &["local.Scale:alpha_3(b)", "\nScale <alpha"],
     );
+    // Specialized again, the call names an overload (its alpha bound): the value is
+    // read with the type the generic declares, as the call editor shows it, so `4`
+    // is the float 4.0.
+    let m = round_on(
+        m,
+        Edit::Specialize {
+            graph: "main".into(),
+            node: 3,
+            attributes: "alpha = 4".into(),
+            keep: vec!["local.Scale".into()],
+        },
+        &["local.Scale:alpha_4(b)"],
+    );
+    let call = m.graph(m.graph.unwrap()).nodes[3];
+    let overload = graft::specialize::generic_of(&m, call).map(|g| m.function(g).key());
+    assert_eq!(overload.map(|k| k.name), Some("Scale".to_string()));
+    let overload = graft::ir::FunctionIndex::new(&m).callee(&m, call).unwrap();
+    let bound = graft::specialize::binding_of(&m, overload);
+    assert_eq!(graft::text::print_attributes(&m, &bound), "alpha = 4.0");
     round(
         Edit::SpecializeAll {
             function: String::new(),

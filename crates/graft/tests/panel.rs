@@ -106,7 +106,10 @@ fn a_call_shows_its_compile_time_attributes() {
             ],
         })
     );
-    assert_eq!(panel::generic_of(&model, node), Some(model.functions[0]));
+    assert_eq!(
+        graft::specialize::generic_of(&model, node),
+        Some(model.functions[0])
+    );
     // Specialized (the generic kept, as the app's call editor keeps it): the call
     // names its overload, and still edits the generic's attributes, with the values
     // the overload was made with.

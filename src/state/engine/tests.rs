@@ -120,7 +120,7 @@ fn static_labels_read_back_as_the_same_strings() {
         seq: 7,
         budget: Some(0.0),
         serial: 3,
-        request: Request::SetCallAttribute(
+        request: Request::CheckCallAttribute(
             serde_json::from_str("3").expect("a node id"),
             "mode".into(),
             "1".into(),
@@ -145,10 +145,8 @@ fn a_part_changed_to_nothing_reads_back_as_changed() {
 }
 
 /// Every request that names nodes, values or functions by id, with these.
-fn requests_by_id(node: NodeId, value: graft::ir::ValueId) -> Vec<Request> {
+fn requests_by_id(value: graft::ir::ValueId) -> Vec<Request> {
     vec![
-        Request::SetCallAttribute(node, "alpha".into(), "1".into()),
-        Request::SpecializeCall(node, "alpha = 0.5".into()),
         Request::SetInitializer(value),
         Request::ApplyText(Some(0), String::new()),
         Request::LibraryKeep(0, true),
@@ -158,7 +156,7 @@ fn requests_by_id(node: NodeId, value: graft::ir::ValueId) -> Vec<Request> {
 /// Each request by id made on the state `made_on` is refused before any handler
 /// runs, said in the banner, and a read of ids gets an empty answer.
 fn assert_refused(e: &mut Engine, made_on: u64, node: NodeId, value: graft::ir::ValueId) {
-    for request in requests_by_id(node, value) {
+    for request in requests_by_id(value) {
         assert_eq!(request.names(), Names::EditIds, "{request:?}");
         assert!(e.current(made_on, request.clone()).is_err(), "{request:?}");
         assert_eq!(e.session.error(), Some(STALE), "{request:?}");
@@ -249,8 +247,8 @@ fn requests_from_before_an_undone_replacement_are_refused_and_the_selection_drop
     assert!(e.session.can_redo(), "the redo is kept");
     // Made on the state the page now has, the same request goes through.
     let now = e.session.open().unwrap().serial();
-    let specialize = Request::SpecializeCall(relu2, String::new());
-    assert_eq!(e.current(now, specialize.clone()), Ok(specialize));
+    let set = Request::SetInitializer(out2);
+    assert_eq!(e.current(now, set.clone()), Ok(set));
 }
 
 #[test]
@@ -268,8 +266,8 @@ fn requests_from_before_an_undone_inline_are_refused() {
     let node = e.session.selected_nodes(&e.selection)[0];
     let value = e.session.open().unwrap().model().node(node).outputs[0].unwrap();
     // A request made on the inlined model, before the undo, still applies to it.
-    let specialize = Request::SpecializeCall(node, String::new());
-    assert_eq!(e.current(inlined, specialize.clone()), Ok(specialize));
+    let set = Request::SetInitializer(value);
+    assert_eq!(e.current(inlined, set.clone()), Ok(set));
 
     assert!(e.session.undo());
     e.carry();
@@ -406,7 +404,12 @@ fn stale_requests_in_any_order_never_name_another_node() {
                             node: index,
                             to: format!("r{step}"),
                         }),
-                        1 => Request::SpecializeCall(node, String::new()),
+                        1 => edit(graft::edit::Edit::Specialize {
+                            graph: graph.clone(),
+                            node: index,
+                            attributes: String::new(),
+                            keep: Vec::new(),
+                        }),
                         2 => edit(graft::edit::Edit::SetAttribute {
                             graph: graph.clone(),
                             node: index,
@@ -426,21 +429,16 @@ fn stale_requests_in_any_order_never_name_another_node() {
                     let Ok(request) = e.current(*made_on, request) else {
                         continue;
                     };
-                    let m = e.session.open().unwrap().model();
-                    let now = match &request {
-                        Request::Edit { .. } => graft::edit::resolve_path(m, &graph)
-                            .ok()
-                            .and_then(|g| m.graph(g).nodes.get(index).copied()),
-                        _ => Some(node),
+                    let Request::Edit { edit, at } = request else {
+                        unreachable!("{request:?}")
                     };
-                    let now = now
+                    let m = e.session.open().unwrap().model();
+                    let now = graft::edit::resolve_path(m, &graph)
+                        .ok()
+                        .and_then(|g| m.graph(g).nodes.get(index).copied())
                         .and_then(|n| m.live_node(n))
                         .map(|n| n.op_type().to_string());
-                    let applied = match request {
-                        Request::Edit { edit, at } => e.session.apply_edit(edit, at),
-                        Request::SpecializeCall(n, a) => e.session.specialize_call(n, &a),
-                        other => unreachable!("{other:?}"),
-                    };
+                    let applied = e.session.apply_edit(edit, at);
                     if applied {
                         assert_eq!(now.as_deref(), Some(op.as_str()), "{what}: {node:?}");
                     }

@@ -76,19 +76,34 @@ impl AppState {
         });
     }
 
-    /// Sets one attribute of a call from the call editor and specializes it; publishes
-    /// `specialize_ms`, from the edit to the redrawn canvas painted (the engine
-    /// publishes `specialize_edit_ms`, the edit itself).
-    pub fn set_call_attribute(self, node: graft::ir::NodeId, name: String, value: String) {
-        self.send_timed(
-            "specialize_ms",
-            Request::SetCallAttribute(node, name, value),
-        );
-    }
-
-    /// Specializes the call with `attributes` (the call editor), timed the same way.
-    pub fn specialize_call(self, node: graft::ir::NodeId, attributes: String) {
-        self.send_timed("specialize_ms", Request::SpecializeCall(node, attributes));
+    /// Specializes the call `node` of `graph` (the call editor's address) with
+    /// `attributes` (ONNX text; empty: the call's own values), made from the field
+    /// `at`. Its generic `function` stays, as do the functions the library keeps: the
+    /// editor binds the generic again on the next change. Publishes `specialize_ms`,
+    /// from the edit to the redrawn canvas painted (the engine publishes
+    /// `edit_sync_ms`, the edit itself).
+    pub fn specialize_call(
+        self,
+        (graph, node): (String, usize),
+        function: String,
+        attributes: String,
+        at: Option<FieldAt>,
+    ) {
+        let mut keep: Vec<String> = self.document.with_untracked(|d| {
+            d.library
+                .iter()
+                .filter(|f| f.kept)
+                .map(|f| f.key.clone())
+                .collect()
+        });
+        keep.push(function);
+        let edit = graft::edit::Edit::Specialize {
+            graph,
+            node,
+            attributes,
+            keep,
+        };
+        self.send_timed("specialize_ms", Request::Edit { edit, at });
     }
 
     /// Why the last edit from `slot` of `target`'s editor was refused (tracked).

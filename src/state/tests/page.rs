@@ -195,4 +195,37 @@ impl Session {
         let keep = keep.collect();
         self.apply_edit(Edit::SpecializeAll { function, keep }, None)
     }
+
+    /// The call editor's Specialize button (`attributes` empty) or an attribute's
+    /// field (`at`): the call's generic and the functions the library keeps stay.
+    fn specialize(&mut self, node: NodeId, attributes: String, at: Option<FieldAt>) -> bool {
+        let (graph, index) = self.address(node);
+        let model = self.open().expect("a model").model();
+        let generic = model
+            .live_node(node)
+            .and_then(|_| graft::view::panel::call_editor(model, node))
+            .map(|c| c.function);
+        let library = self.function_library();
+        let keep = library.iter().filter(|f| f.kept).map(|f| f.key.clone());
+        let keep = keep.chain(generic).collect();
+        let edit = Edit::Specialize {
+            graph,
+            node: index,
+            attributes,
+            keep,
+        };
+        self.apply_edit(edit, at)
+    }
+
+    pub fn specialize_call(&mut self, node: NodeId, attributes: &str) -> bool {
+        self.specialize(node, attributes.trim().into(), None)
+    }
+
+    pub fn set_call_attribute(&mut self, node: NodeId, name: &str, value: &str) -> bool {
+        let at = FieldAt {
+            target: Target::Node(node),
+            slot: Slot::CallAttribute(name.into()),
+        };
+        self.specialize(node, format!("{name} = {value}"), Some(at))
+    }
 }

@@ -243,6 +243,8 @@ fn declared_type(model: &Model, n: NodeId, name: &str) -> Option<AttrType> {
     let node = model.live_node(n)?;
     let index = crate::ir::FunctionIndex::new(model);
     if let Some(f) = index.callee(model, n) {
+        // An overload has its attributes bound: they are declared by the generic.
+        let f = crate::specialize::generic_of(model, n).unwrap_or(f);
         return crate::specialize::attribute_type(model, f, name);
     }
     let version = version_in_force(model, node.graph, node.domain())?;
@@ -462,11 +464,19 @@ impl Edit {
                 node: k,
                 attributes,
                 keep,
-            } => Change::Specialize {
-                node: node(graph, *k)?,
-                attributes: read_plain_attributes(attributes)?,
-                keep: keys(keep),
-            },
+            } => {
+                let n = node(graph, *k)?;
+                Change::Specialize {
+                    node: n,
+                    // Each read with the type the generic declares, as the call editor
+                    // shows it; empty: the call's own values.
+                    attributes: match attributes.trim().is_empty() {
+                        true => Vec::new(),
+                        false => read_attributes(model, n, attributes)?,
+                    },
+                    keep: keys(keep),
+                }
+            }
             Edit::SpecializeAll { function, keep } => Change::SpecializeAll {
                 function: optional_key(function),
                 keep: keys(keep),

@@ -371,6 +371,17 @@ pub fn binding_of(model: &Model, f: FunctionId) -> Vec<Attribute> {
         .unwrap_or_default()
 }
 
+/// The generic function `node` calls (the call may name an overload of it): its
+/// declared attributes are the ones a call sets, whichever overload it uses now.
+pub fn generic_of(model: &Model, node: NodeId) -> Option<FunctionId> {
+    let n = model.live_node(node)?;
+    model.find_function(&crate::ir::FunctionKey {
+        domain: crate::ir::normalize_domain(n.domain()).to_string(),
+        name: n.op_type().to_string(),
+        overload: String::new(),
+    })
+}
+
 /// The type a function's declared attribute takes: its default's, else the type the
 /// body's references to it use; `None` when it has neither (nothing to check against).
 pub fn attribute_type(model: &Model, f: FunctionId, name: &str) -> Option<crate::ir::AttrType> {

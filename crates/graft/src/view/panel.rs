@@ -293,16 +293,6 @@ pub struct CallEditor {
     pub attributes: Vec<(String, Option<String>, Option<String>)>,
 }
 
-/// The generic function `node` calls (the call may name an overload of it).
-pub fn generic_of(model: &Model, node: crate::ir::NodeId) -> Option<crate::ir::FunctionId> {
-    let n = model.live_node(node)?;
-    model.find_function(&crate::ir::FunctionKey {
-        domain: crate::ir::normalize_domain(n.domain()).to_string(),
-        name: n.op_type().to_string(),
-        overload: String::new(),
-    })
-}
-
 /// The attribute editor of the call `node`: declared attributes come from the generic
 /// function (the call may already use an overload of it).
 pub fn call_editor(model: &Model, node: crate::ir::NodeId) -> Option<CallEditor> {
