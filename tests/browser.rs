@@ -2006,6 +2006,34 @@ fn a_function_edited_as_text_is_applied_refused_at_its_line_and_undone() {
     app.click("text-apply");
     let error = app.text("text-error");
     assert!(error.contains("line 3"), "{error}");
+    // The refusal comes typed, with its line and column: the caret goes there, in
+    // the focused text area (the offset counted in UTF-16 units, as a browser does).
+    let column: usize = error
+        .split("line 3, column ")
+        .nth(1)
+        .and_then(|rest| rest.split(':').next())
+        .and_then(|c| c.parse().ok())
+        .unwrap_or_else(|| panic!("no column in {error}"));
+    let caret = app
+        .browser
+        .execute(
+            r#"const t = document.activeElement;
+               return t && t.dataset.testid === 'text-editor'
+                 ? [t.selectionStart, t.selectionEnd, t.value] : null;"#,
+            vec![],
+        )
+        .unwrap();
+    let lines: Vec<&str> = caret[2]
+        .as_str()
+        .expect("the editor's text")
+        .split('\n')
+        .collect();
+    let offset = lines[0].len() + 1 + lines[1].len() + 1 + column - 1;
+    assert_eq!(
+        caret[0], offset,
+        "the caret at line 3, column {column}: {caret}"
+    );
+    assert_eq!(caret[1], offset, "{caret}");
     app.click("text-cancel");
     assert_eq!(app.text("text-view"), original);
     // The body's Tanh becomes a Sigmoid: applied as one edit.

@@ -366,13 +366,7 @@ fn handle(seq: u64, serial: u64, request: Request, files: PickedFiles) {
         Request::ProblemItem(index) => Some(Answer::Item(with(|e| e.session.problem_item(index)))),
         Request::Text(function) => Some(Answer::Text(with(|e| text(&e.session, function)))),
         Request::ApplyText(function, text) => {
-            let applied = change(|s| s.apply_text(function, &text));
-            Some(Answer::Applied(if applied {
-                Ok(())
-            } else {
-                Err(with(|e| e.session.error().map(str::to_string))
-                    .unwrap_or_else(|| "not applied".into()))
-            }))
+            Some(Answer::Applied(change(|s| s.apply_text(function, &text))))
         }
         Request::NewFunctionProblem(text) => Some(Answer::Problem(with(|e| {
             e.session.new_function_problem(&text)

@@ -662,7 +662,7 @@ impl AppState {
         self,
         function: Option<usize>,
         text: String,
-        then: impl FnOnce(Result<(), String>) + 'static,
+        then: impl FnOnce(Result<(), graft::host::EngineError>) + 'static,
     ) {
         self.ask(Request::ApplyText(function, text), move |a| {
             if let Answer::Applied(r) = a {

@@ -5,7 +5,7 @@
 use super::*;
 
 use graft::edit::{Change, Edit};
-use graft::host::Command;
+use graft::host::{Command, EngineError};
 
 impl Session {
     /// Applies one edit the page made in the log's own vocabulary, from the editor
@@ -65,23 +65,37 @@ impl Session {
     }
 
     /// Applies edited ONNX text to the whole model (`function` `None`) or to one
-    /// function (its index); a parse error is refused with its line.
-    pub fn apply_text(&mut self, function: Option<usize>, text: &str) -> bool {
+    /// function (its index), as one edit. A refusal is answered as the core gives it
+    /// (text that does not parse names its line and column), for the text pane to
+    /// show beside the text; the banner is left alone.
+    pub fn apply_text(&mut self, function: Option<usize>, text: &str) -> Result<(), EngineError> {
+        let refused = |field, message: &str| {
+            EngineError::Refused(graft::edit::EditError::new(field, message))
+        };
+        if self.busy() {
+            return Err(refused(
+                graft::edit::Field::Edit,
+                "The editor is busy (an open, an inline or a layout in progress).",
+            ));
+        }
+        let text = text.to_string();
         let change = match function {
-            None => Change::ReplaceModel {
-                text: text.to_string(),
-            },
+            None => Change::ReplaceModel { text },
             Some(i) => {
-                let Some(function) = self.function_key(i) else {
-                    return false;
-                };
-                Change::ReplaceFunction {
-                    function,
-                    text: text.to_string(),
-                }
+                let function = self.function_key(i).ok_or_else(|| {
+                    refused(
+                        graft::edit::Field::Function,
+                        "That function is no longer in the model.",
+                    )
+                })?;
+                Change::ReplaceFunction { function, text }
             }
         };
-        self.edit("The text", change, |_| None)
+        // The engine let the request in only while its ids hold.
+        let on = self.open.as_ref().map_or(0, |o| o.serial());
+        self.command(Command::Change { change, on }, |_| None)?;
+        self.error = None;
+        Ok(())
     }
 
     /// The default-domain operators the palette offers (at the model's opset), with

@@ -275,7 +275,7 @@ pub enum Answer {
     Problem(Option<String>),
     Item(Option<ItemId>),
     Text(Option<(String, Vec<String>)>),
-    Applied(Result<(), String>),
+    Applied(Result<(), graft::host::EngineError>),
     Done(bool),
     /// A file to save: its name and type; the bytes come beside the message.
     Download {

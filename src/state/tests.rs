@@ -141,8 +141,30 @@ main (float[4] x) => (float[4] y) {
   a = Relu(x)
   y = Neg(a)
 }"#;
-    assert!(session.apply_text(None, fixed));
+    session.apply_text(None, fixed).unwrap();
     assert_eq!(stray(&session), 0);
+    // Text that does not parse is refused typed, at its line and column, for the
+    // text pane; the model and the banner are as they were.
+    let before = session.edit_log();
+    let refused = session
+        .apply_text(None, &fixed.replace("Neg(a)", "Neg(a"))
+        .unwrap_err();
+    let field = refused.edit_error().map(|e| e.field.clone());
+    assert!(
+        matches!(field, Some(graft::edit::Field::Text { line: 5, .. })),
+        "{refused:?}"
+    );
+    assert!(refused.to_string().contains("line 5, column"), "{refused}");
+    assert_eq!(session.edit_log(), before);
+    assert_eq!(session.error(), None);
+    // A function that is gone is said so.
+    let gone = session
+        .apply_text(Some(9), "f (x) => (y) { y = Neg(x) }")
+        .unwrap_err();
+    assert!(
+        gone.to_string().contains("no longer in the model"),
+        "{gone}"
+    );
 }
 
 #[test]
@@ -628,7 +650,7 @@ fn the_kept_edit_log_restores_the_session_on_the_model_opened_again() {
     open(&mut s, vec![example_file("mlp.onnx")]);
     let softmax = s.open().unwrap().model().nodes.iter().last().unwrap().0;
     assert!(s.rename_node(softmax, "renamed"));
-    assert!(s.apply_text(None, &mlp_with_relu2(&s)));
+    s.apply_text(None, &mlp_with_relu2(&s)).unwrap();
     s.begin_inline(vec![example_file("mlp.onnx")]).unwrap();
     s.apply_inline().unwrap();
     let edited = graft::text::print_model(s.open().unwrap().model());

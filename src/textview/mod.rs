@@ -1,7 +1,7 @@
 //! The text tab: the open model, or one of its functions, in ONNX text. Edit turns the
 //! text into a text area; Apply replaces the model (or the function) by what it says,
 //! as one undoable edit, and the canvas follows; text that does not parse is refused
-//! with its line, the model unchanged. Text that parses but breaks a checker rule is
+//! with its line and column (the caret goes there), the model unchanged. Text that parses but breaks a checker rule is
 //! applied (as any edit may be), and the checker's errors are listed under the text
 //! at their lines until they are fixed or undone. The core prints and parses; this
 //! component only chooses what to show.
@@ -41,6 +41,7 @@ pub fn TextPanel() -> impl IntoView {
     let editing = RwSignal::new(false);
     let draft = RwSignal::new(String::new());
     let problem = RwSignal::new(None::<String>);
+    let editor = NodeRef::<leptos::html::Textarea>::new();
     // Another model or scope ends an edit.
     Effect::new(move |_| {
         scope.track();
@@ -62,7 +63,18 @@ pub fn TextPanel() -> impl IntoView {
                     problem.set(None);
                     editing.set(false);
                 }
-                Err(e) => problem.set(Some(e)),
+                Err(e) => {
+                    // Text that does not parse: the caret goes to where it stops.
+                    if let Some(graft::edit::Field::Text { line, column }) =
+                        e.edit_error().map(|e| &e.field)
+                        && let Some(area) = editor.get_untracked()
+                    {
+                        let at = caret_at(&area.value(), *line, *column);
+                        let _ = area.focus();
+                        let _ = area.set_selection_range(at, at);
+                    }
+                    problem.set(Some(e.to_string()));
+                }
             },
         )
     };
@@ -119,11 +131,43 @@ pub fn TextPanel() -> impl IntoView {
                 <textarea
                     class="text-view text-edit"
                     data-testid="text-editor"
+                    node_ref=editor
                     spellcheck="false"
                     prop:value=move || draft.get()
                     on:input=move |e| draft.set(event_target_value(&e))
                 ></textarea>
             </Show>
         </section>
+    }
+}
+
+/// The offset in UTF-16 code units (a text area's selection counts those) of the
+/// 1-based `line` and `column` (in characters) of `text`; past the end, its end.
+fn caret_at(text: &str, line: usize, column: usize) -> u32 {
+    let mut at = 0;
+    for (k, l) in text.split('\n').enumerate() {
+        if k + 1 == line {
+            let before = l.chars().take(column.saturating_sub(1));
+            return (at + before.map(char::len_utf16).sum::<usize>()) as u32;
+        }
+        at += l.encode_utf16().count() + 1;
+    }
+    text.encode_utf16().count() as u32
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_caret_goes_to_a_line_and_column() {
+        let text = "a (x) => (y) {\n  y = Ré(x)\n}";
+        assert_eq!(super::caret_at(text, 1, 1), 0);
+        assert_eq!(super::caret_at(text, 2, 3), 17);
+        // `é` is one UTF-16 unit, a character past the BMP two.
+        assert_eq!(super::caret_at(text, 2, 9), 23);
+        assert_eq!(super::caret_at("😀x\ny", 1, 2), 2);
+        assert_eq!(super::caret_at("😀x\ny", 2, 1), 4);
+        // Past the end of the text, or of a line: the end of either.
+        assert_eq!(super::caret_at(text, 9, 1), 28);
+        assert_eq!(super::caret_at("ab\ncd", 1, 9), 2);
     }
 }

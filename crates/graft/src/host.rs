@@ -69,8 +69,10 @@ pub struct Applied {
     pub refused: Option<(usize, EditError)>,
 }
 
-/// Why a command was refused; the model and the history are as they were.
-#[derive(Clone, Debug, thiserror::Error, PartialEq, Eq)]
+/// Why a command was refused; the model and the history are as they were. It
+/// reaches a front as it is (the page gets it serialized), so the front can show it
+/// beside the field at fault.
+#[derive(Clone, Debug, thiserror::Error, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum EngineError {
     /// The edit cannot apply; the error names its field.
     #[error("{0}")]

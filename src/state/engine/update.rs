@@ -64,7 +64,9 @@ impl Engine {
             Names::EditIds if stale => {
                 self.session.set_error(STALE.to_string());
                 Err(match request {
-                    Request::ApplyText(..) => Some(Answer::Applied(Err(STALE.into()))),
+                    Request::ApplyText(..) => {
+                        Some(Answer::Applied(Err(graft::host::EngineError::Stale)))
+                    }
                     _ => None,
                 })
             }

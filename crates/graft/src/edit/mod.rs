@@ -444,7 +444,7 @@ fn describe_with(edit: &Edit, node_name: &dyn Fn(&str, usize) -> String) -> Stri
 
 /// Why an edit was refused, and which of its fields is at fault; the model is
 /// unchanged.
-#[derive(Clone, Debug, thiserror::Error, PartialEq, Eq)]
+#[derive(Clone, Debug, thiserror::Error, PartialEq, Eq, Serialize, Deserialize)]
 #[error("{message}")]
 pub struct EditError {
     pub field: Field,
@@ -462,7 +462,7 @@ impl EditError {
 
 /// The part of an edit an [`EditError`] is about, so that a UI can show the error
 /// beside the field the user filled in.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Field {
     /// `graph`: the path names no graph (or one the edit cannot change).
     Graph,
